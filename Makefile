@@ -1,0 +1,53 @@
+# Two commands do everything: `make run` serves the site, `make test` runs the whole suite.
+# Both create .venv with the pinned dependencies on first use; only Python 3.11+ is needed.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8000
+
+.PHONY: run test lint typecheck bench lock clean
+
+$(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...).")'
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed-run: requirements.txt | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@ $(VENV)/.installed-run
+
+# Embedded mode unless DATABASE_URL / REDIS_URL are set: SQLite under var/, no Redis.
+run: export DJANGO_DEBUG ?= 1
+run: $(VENV)/.installed-run
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+test: export DJANGO_SECRET_KEY ?= test-only-insecure-secret-key-not-for-production
+test: export DJANGO_HTTPS ?= 0
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-dev
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+typecheck: $(VENV)/.installed-dev
+	$(PY) -m mypy --strict games/engine
+
+bench: $(VENV)/.installed-dev
+	$(PY) bench/engine.py
+
+# Re-pin after editing requirements*.in (needs network access to PyPI).
+lock:
+	rm -rf /tmp/klondike-lock && $(PYTHON) -m venv /tmp/klondike-lock
+	/tmp/klondike-lock/bin/pip install --quiet -r requirements.in
+	{ echo "# Generated from requirements.in: every runtime package, pinned exactly. Regenerate with 'make lock'."; /tmp/klondike-lock/bin/pip freeze; } > requirements.txt
+	/tmp/klondike-lock/bin/pip install --quiet -r requirements-dev.in
+	{ echo "# Generated from requirements-dev.in: test and tooling packages not already in requirements.txt."; echo "-r requirements.txt"; /tmp/klondike-lock/bin/pip freeze | grep -vxFf requirements.txt; } > requirements-dev.txt
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,25 @@
+"""Output shapes shared by several account views."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from accounts.models import User
+
+
+class UserSerializer(serializers.ModelSerializer[User]):
+    class Meta:
+        model = User
+        fields = ["id", "username", "date_joined"]
+        read_only_fields = fields
+
+
+class StatsSerializer(serializers.Serializer[dict[str, object]]):
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    win_rate = serializers.FloatField()
+    best_score = serializers.IntegerField(allow_null=True)
+    fewest_moves = serializers.IntegerField(allow_null=True)
+    fastest_win_ms = serializers.IntegerField(allow_null=True)
+    modes = serializers.DictField()
+    streaks = serializers.DictField()

@@ -1,0 +1,12 @@
+from django.urls import path
+
+from accounts import views
+
+urlpatterns = [
+    path("auth/register", views.RegisterView.as_view(), name="auth-register"),
+    path("auth/login", views.LoginView.as_view(), name="auth-login"),
+    path("auth/logout", views.LogoutView.as_view(), name="auth-logout"),
+    path("auth/csrf", views.CsrfView.as_view(), name="auth-csrf"),
+    path("me", views.MeView.as_view(), name="me"),
+    path("users/<str:username>", views.UserProfileView.as_view(), name="user-profile"),
+]

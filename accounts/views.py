@@ -1,0 +1,160 @@
+"""Account endpoints (API spec §Accounts). Thin: validate, call one service, serialize."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import login as session_login
+from django.contrib.auth import logout as session_logout
+from django.middleware.csrf import get_token
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import selectors, services
+from accounts.serializers import StatsSerializer, UserSerializer
+from config.api import ScopedThrottle
+from config.fields import StrictCharField
+
+USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def _wants_session(request: Request) -> bool:
+    """Whether to log the caller in with a session too; checked before anything is written.
+
+    A script that sends no CSRF cookie gets a token and no session. A browser page sends the
+    cookie and the X-CSRFToken header; a cross-site form cannot, so it cannot plant a session
+    (login CSRF).
+
+    :raises PermissionDenied: the CSRF cookie is present but the token is missing or wrong.
+    """
+    if settings.CSRF_COOKIE_NAME not in request.COOKIES:
+        return False
+    SessionAuthentication().enforce_csrf(request)
+    return True
+
+
+def _start_session(request: Request, user: Any) -> None:
+    session_login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
+
+
+AuthOutput = inline_serializer(
+    "AuthResult", fields={"user": UserSerializer(), "token": serializers.CharField()}
+)
+
+
+class RegisterView(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+    throttle_classes = [ScopedThrottle]
+    throttle_scope = "register"
+
+    class InputSerializer(serializers.Serializer[dict[str, str]]):
+        username = StrictCharField(min_length=3, max_length=30)
+        password = StrictCharField(max_length=128, trim_whitespace=False)
+        email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
+
+        def validate_username(self, value: str) -> str:
+            if not USERNAME_RE.match(value):
+                raise serializers.ValidationError(
+                    "Use letters, digits, '_', '.' or '-', starting with a letter or digit."
+                )
+            return value
+
+    @extend_schema(request=InputSerializer, responses={201: AuthOutput}, auth=[])
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        wants_session = _wants_session(request)
+        user, token = services.user_register(**data.validated_data)
+        if wants_session:
+            _start_session(request, user)
+        return Response(
+            {"user": UserSerializer(user).data, "token": token.key},
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class LoginView(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+    throttle_classes = [ScopedThrottle]
+    throttle_scope = "login"
+
+    class InputSerializer(serializers.Serializer[dict[str, str]]):
+        username = StrictCharField(max_length=150)
+        password = StrictCharField(max_length=128, trim_whitespace=False)
+
+    @extend_schema(request=InputSerializer, responses={200: AuthOutput}, auth=[])
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        wants_session = _wants_session(request)
+        user, token = services.user_login(**data.validated_data)
+        if wants_session:
+            _start_session(request, user)
+        return Response({"user": UserSerializer(user).data, "token": token.key})
+
+
+class LogoutView(APIView):
+    @extend_schema(request=None, responses={204: None})
+    def post(self, request: Request) -> Response:
+        services.user_logout(user=request.user)  # type: ignore[arg-type]
+        session_logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class CsrfView(APIView):
+    """Sets the CSRF cookie and returns its token, for the page's first POST."""
+
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: inline_serializer("Csrf", fields={"csrf_token": serializers.CharField()})},
+        auth=[],
+    )
+    def get(self, request: Request) -> Response:
+        return Response({"csrf_token": get_token(request._request)})
+
+
+class MeView(APIView):
+    class OutputSerializer(UserSerializer):
+        stats = serializers.SerializerMethodField()
+
+        class Meta(UserSerializer.Meta):
+            fields = [*UserSerializer.Meta.fields, "stats"]
+            read_only_fields = fields
+
+        @extend_schema(responses=StatsSerializer)  # type: ignore[misc]
+        def get_stats(self, user: Any) -> dict[str, Any]:
+            return selectors.user_stats(user=user)
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(self.OutputSerializer(request.user).data)
+
+
+class UserProfileView(APIView):
+    permission_classes = [AllowAny]
+
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        username = serializers.CharField()
+        date_joined = serializers.DateTimeField()
+        stats = StatsSerializer()
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request: Request, username: str) -> Response:
+        user = selectors.user_get_by_username(username=username)
+        profile = {
+            "username": user.username,
+            "date_joined": user.date_joined,
+            "stats": selectors.user_stats(user=user),
+        }
+        return Response(self.OutputSerializer(profile).data)

@@ -1,0 +1,29 @@
+"""Serializer fields stricter than DRF's defaults: a wrong JSON type is an error, not coerced."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+
+class StrictCharField(serializers.CharField):
+    """A CharField that refuses numbers, booleans, lists and objects instead of str()-ing them."""
+
+    default_error_messages = {"invalid": "Must be a string."}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)  # type: ignore[no-any-return]
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An IntegerField that refuses strings, floats and booleans."""
+
+    default_error_messages = {"invalid": "Must be an integer."}
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)  # type: ignore[no-any-return]

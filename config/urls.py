@@ -1,0 +1,32 @@
+from django.contrib import admin
+from django.http import HttpRequest, JsonResponse
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from config.api import error_body
+from config.health import HealthView
+
+
+def api_not_found(request: HttpRequest) -> JsonResponse:
+    """Unknown API paths answer in the error format, with debug on or off."""
+    return JsonResponse(error_body("not_found", "No such API endpoint."), status=404)
+
+
+api_v1 = [
+    path("", include("accounts.urls")),
+    path("health", HealthView.as_view(), name="health"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+]
+
+urlpatterns = [
+    path("api/v1/", include(api_v1)),
+    re_path(r"^api/", api_not_found),
+    path("admin/", admin.site.urls),
+    path("", include("frontend.urls")),
+]
+
+handler400 = "config.api.handler400"
+handler403 = "config.api.handler403"
+handler404 = "config.api.handler404"
+handler500 = "config.api.handler500"

@@ -1,0 +1,137 @@
+"""Every bad field of register and login is a 400 in the error format, and stores nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+from accounts.models import User
+
+pytestmark = pytest.mark.django_db
+
+GOOD = {"username": "eve", "password": "correct-horse-battery"}
+
+REGISTER_CASES = {
+    "missing username": {"password": GOOD["password"]},
+    "missing password": {"username": "eve"},
+    "empty username": {**GOOD, "username": ""},
+    "blank username": {**GOOD, "username": "   "},
+    "empty password": {**GOOD, "password": ""},
+    "short username": {**GOOD, "username": "ab"},
+    "long username": {**GOOD, "username": "a" * 31},
+    "long password": {**GOOD, "password": "x" * 129},
+    "username with spaces": {**GOOD, "username": "eve smith"},
+    "username number": {**GOOD, "username": 12345},
+    "username null": {**GOOD, "username": None},
+    "username list": {**GOOD, "username": ["eve"]},
+    "username object": {**GOOD, "username": {"a": 1}},
+    "password number": {**GOOD, "password": 123456789012},
+    "password bool": {**GOOD, "password": True},
+    "email invalid": {**GOOD, "email": "not-an-email"},
+    "email number": {**GOOD, "email": 5},
+    "email too long": {**GOOD, "email": "a" * 250 + "@x.io"},
+    "weak common password": {**GOOD, "password": "password"},
+    "weak numeric password": {**GOOD, "password": "8473629150"},
+    "weak short password": {**GOOD, "password": "k3$x"},
+    "password like username": {"username": "evelynne", "password": "evelynne1"},
+}
+
+LOGIN_CASES = {
+    "missing username": {"password": GOOD["password"]},
+    "missing password": {"username": "eve"},
+    "empty username": {**GOOD, "username": ""},
+    "empty password": {**GOOD, "password": ""},
+    "long username": {**GOOD, "username": "a" * 151},
+    "long password": {**GOOD, "password": "x" * 129},
+    "username number": {**GOOD, "username": 7},
+    "password list": {**GOOD, "password": ["x"]},
+    "username null": {**GOOD, "username": None},
+}
+
+NOT_OBJECTS = ["[]", '["eve"]', '"eve"', "5", "null", "true"]
+
+
+def _assert_invalid(response, field=None):
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert error["message"]
+    if field:
+        assert field in error["fields"]
+
+
+@pytest.mark.parametrize("body", REGISTER_CASES.values(), ids=REGISTER_CASES.keys())
+def test_register_rejects(api_client, body):
+    _assert_invalid(api_client.post("/api/v1/auth/register", body, format="json"))
+    assert User.objects.count() == 0
+    assert Token.objects.count() == 0
+
+
+@pytest.mark.parametrize("raw", NOT_OBJECTS)
+def test_register_rejects_json_that_is_not_an_object(api_client, raw):
+    response = api_client.generic(
+        "POST", "/api/v1/auth/register", raw, content_type="application/json"
+    )
+    _assert_invalid(response)
+    assert User.objects.count() == 0
+
+
+def test_register_rejects_malformed_json(api_client):
+    response = api_client.generic(
+        "POST", "/api/v1/auth/register", '{"username": "eve",', content_type="application/json"
+    )
+    _assert_invalid(response)
+    assert User.objects.count() == 0
+
+
+def test_register_rejects_form_encoding(api_client):
+    response = api_client.post("/api/v1/auth/register", GOOD)  # multipart, not JSON
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"
+
+
+@pytest.mark.parametrize("taken", ["Eve", "EVE", "eve", "eVe"])
+def test_register_rejects_a_name_taken_in_any_case(api_client, make_user, taken):
+    make_user("Eve")
+    response = api_client.post("/api/v1/auth/register", {**GOOD, "username": taken}, format="json")
+    _assert_invalid(response, "username")
+    assert User.objects.count() == 1
+    assert Token.objects.count() == 1
+
+
+def test_weak_password_error_names_the_field(api_client):
+    response = api_client.post(
+        "/api/v1/auth/register", {**GOOD, "password": "password"}, format="json"
+    )
+    _assert_invalid(response, "password")
+    assert "common" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("body", LOGIN_CASES.values(), ids=LOGIN_CASES.keys())
+def test_login_rejects(api_client, make_user, body):
+    make_user("eve", GOOD["password"])
+    _assert_invalid(api_client.post("/api/v1/auth/login", body, format="json"))
+    assert Token.objects.count() == 1
+
+
+@pytest.mark.parametrize("raw", [*NOT_OBJECTS, "{oops"])
+def test_login_rejects_bad_json(api_client, raw):
+    response = api_client.generic(
+        "POST", "/api/v1/auth/login", raw, content_type="application/json"
+    )
+    _assert_invalid(response)
+
+
+def test_username_constraint_holds_in_the_database(make_user):
+    from django.db import IntegrityError, transaction
+
+    make_user("Frank")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        User.objects.create(username="FRANK")
+
+
+def test_error_body_is_json_object(api_client):
+    response = api_client.post("/api/v1/auth/register", {}, format="json")
+    assert set(json.loads(response.content)) == {"error"}

@@ -1,0 +1,56 @@
+"""Scoped throttles on login and register, counted in the cache."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def tight_rates(settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"login": "3/min", "register": "2/min"},
+    }
+
+
+def test_login_is_throttled(api_client, make_user, tight_rates):
+    make_user("gina")
+    body = {"username": "gina", "password": "wrong-wrong-wrong"}
+    codes = [
+        api_client.post("/api/v1/auth/login", body, format="json").status_code for _ in range(4)
+    ]
+    assert codes == [401, 401, 401, 429]
+    throttled = api_client.post("/api/v1/auth/login", body, format="json")
+    error = throttled.json()["error"]
+    assert error["code"] == "throttled"
+    assert error["retry_after"] > 0
+    assert int(throttled["Retry-After"]) > 0
+
+
+def test_register_is_throttled_and_stores_nothing(api_client, tight_rates):
+    from accounts.models import User
+
+    for i in range(2):
+        body = {"username": f"hank{i}", "password": "correct-horse-battery"}
+        assert api_client.post("/api/v1/auth/register", body, format="json").status_code == 201
+    body = {"username": "hank9", "password": "correct-horse-battery"}
+    response = api_client.post("/api/v1/auth/register", body, format="json")
+    assert response.status_code == 429
+    assert not User.objects.filter(username="hank9").exists()
+
+
+def test_throttle_history_lives_in_the_cache(api_client, tight_rates):
+    api_client.post("/api/v1/auth/login", {"username": "x", "password": "y"}, format="json")
+    assert cache.get("throttle_login_127.0.0.1") is not None
+
+
+@pytest.mark.redis
+def test_throttle_history_lives_in_redis(api_client, tight_rates):
+    from django_redis import get_redis_connection
+
+    api_client.post("/api/v1/auth/login", {"username": "x", "password": "y"}, format="json")
+    keys = get_redis_connection("default").keys("*throttle_login_127.0.0.1*")
+    assert keys

@@ -1,0 +1,78 @@
+"""Every 4xx/5xx is `{"error": {"code", "message"}}`, from DRF, from Django, and on a crash."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+def _error(response, status, code):
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"error"}
+    assert body["error"]["code"] == code
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    return body["error"]
+
+
+def test_unknown_api_path_is_404(api_client):
+    _error(api_client.get("/api/v1/no-such-thing"), 404, "not_found")
+    _error(api_client.get("/api/v2/me"), 404, "not_found")
+
+
+def test_unknown_api_path_is_404_with_debug_on(api_client, settings):
+    settings.DEBUG = True
+    _error(api_client.get("/api/v1/no-such-thing"), 404, "not_found")
+
+
+def test_wrong_method_is_405(api_client):
+    error = _error(api_client.get("/api/v1/auth/login"), 405, "method_not_allowed")
+    assert "GET" in error["message"]
+    _error(api_client.delete("/api/v1/auth/register"), 405, "method_not_allowed")
+
+
+def test_not_acceptable_is_406(api_client):
+    response = api_client.get("/api/v1/health", HTTP_ACCEPT="application/xml")
+    _error(response, 406, "not_acceptable")
+
+
+@pytest.mark.urls("tests.config.urls_boom")
+def test_crash_in_an_api_view_is_500_without_details(api_client):
+    error = _error(api_client.get("/api/v1/test-boom"), 500, "server_error")
+    assert "secret" not in error["message"]
+
+
+@pytest.mark.urls("tests.config.urls_boom")
+def test_crash_outside_drf_is_500_in_the_error_format():
+    client = Client(raise_request_exception=False)
+    response = client.get("/api/v1/test-plain-boom")
+    error = _error(response, 500, "server_error")
+    assert "secret" not in error["message"]
+
+
+def test_django_level_400_on_a_bad_host_is_in_the_error_format():
+    response = Client(HTTP_HOST="evil.example").get("/api/v1/health")
+    _error(response, 400, "invalid")
+
+
+def test_page_404_is_html(client):
+    response = client.get("/no-such-page")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
+
+
+def test_malformed_page_number_is_400():
+    from rest_framework.exceptions import ValidationError
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from config.api import PagePagination
+
+    request = Request(APIRequestFactory().get("/x", {"page": "two"}))
+    with pytest.raises(ValidationError):
+        PagePagination().paginate_queryset(list(range(50)), request)
+    ok = Request(APIRequestFactory().get("/x", {"page": "2"}))
+    assert PagePagination().paginate_queryset(list(range(50)), ok) == list(range(20, 40))

@@ -1,0 +1,82 @@
+"""Shared fixtures, and the rule that service-marked tests never skip in the scaled CI run."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+# Set by .ci/run for the run against real PostgreSQL and Redis: a test marked `postgres` or
+# `redis` must then run, and fails instead of skipping when its service is missing.
+REQUIRE_SERVICES = os.environ.get("KLONDIKE_REQUIRE_SERVICES") == "1"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    from django.conf import settings
+
+    vendor = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    have = {"postgres": vendor == "postgresql", "redis": not settings.EMBEDDED}
+    for service, present in have.items():
+        if item.get_closest_marker(service) is None or present:
+            continue
+        if REQUIRE_SERVICES:
+            pytest.fail(f"{service} is required in this run (KLONDIKE_REQUIRE_SERVICES=1)")
+        pytest.skip(f"needs {service}: runs in the PostgreSQL + Redis run of .ci/run")
+
+
+@pytest.fixture(autouse=True)
+def _plain_static_storage(settings: Any) -> None:
+    """Tests run with debug off but without `collectstatic`, so no hashed-name manifest."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache() -> Iterator[None]:
+    """Throttle counters and cached tokens must not leak from one test into the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def api_client() -> Any:
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+@pytest.fixture
+def make_user(db: None) -> Callable[..., Any]:
+    """Create a user with a token; returns (user, token_key)."""
+    from rest_framework.authtoken.models import Token
+
+    from accounts.models import User
+
+    counter = iter(range(1_000_000))
+
+    def make(username: str | None = None, password: str = "correct-horse-battery") -> Any:
+        name = username or f"player{next(counter)}"
+        user = User.objects.create_user(username=name, password=password)
+        token = Token.objects.create(user=user)
+        return user, token.key
+
+    return make
+
+
+@pytest.fixture
+def auth_client(make_user: Callable[..., Any]) -> Any:
+    """An APIClient authenticated with a fresh user's token; `.user` is that user."""
+    from rest_framework.test import APIClient
+
+    user, key = make_user()
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    client.user = user
+    return client
