@@ -1,0 +1,130 @@
+"""Rebuild a game from its deal and its action log (as logged: undos, resign and automatic
+actions included).
+
+>>> r = replay("KL1-D1N-AAAAAAG", ["draw", "undo"])
+>>> r.outcome.moves, r.scores
+(2, [0, 0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import Action, Auto, DoubleTap, Draw, Move, Recycle, Resign, Tap, Undo
+from .codes import DealCode
+from .deal import Deal
+from .errors import IllegalMoveError, NotationError, ReplayError
+from .jsonio import auto_from_dict
+from .notation import format_action, parse_action
+from .rules import Rules
+from .state import GameState
+
+__all__ = ["Outcome", "ReplayResult", "replay"]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game stands after its log."""
+
+    status: str
+    won: bool
+    score: int | None
+    score_display: str
+    moves: int
+    undos: int
+    foundations: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    """The final state, the score after every log entry, and the outcome."""
+
+    state: GameState
+    scores: list[int | None]
+    outcome: Outcome
+
+
+_ACTION_TYPES = frozenset({Move, Draw, Recycle, Undo, Resign, Tap, DoubleTap, Auto})
+
+
+def _action(item: Action | str | Mapping[str, Any]) -> Action:
+    if isinstance(item, str):
+        return parse_action(item)
+    if isinstance(item, Mapping):
+        return auto_from_dict(dict(item))
+    return item
+
+
+def replay(
+    start: DealCode | str | tuple[Deal, Rules] | GameState,
+    actions: Iterable[Action | str | Mapping[str, Any]],
+) -> ReplayResult:
+    """Replay a log from the deal; entries are actions, notation lines or JSON dicts.
+
+    ``start`` is a code, ``(deal, rules)``, or a ``GameState`` to start from (it is copied).
+
+    Automatic actions must appear right after the action that set them off, exactly as the
+    engine plays them.
+
+    :raises ReplayError: an entry the rules refuse, a malformed entry, or automatic actions
+        that differ from the engine's (``index`` tells which entry).
+    :raises DealCodeError: a malformed code.
+    """
+    if isinstance(start, GameState):
+        state = start.copy()
+    elif isinstance(start, tuple):
+        state = GameState.new(*start)
+    else:
+        state = GameState.from_code(start)
+    scores: list[int | None] = []
+    pending: list[Action] = []
+    auto_scores: list[int | None] = []
+    apply = state.apply
+    i = -1
+    for i, item in enumerate(actions):
+        if type(item) in _ACTION_TYPES:
+            a: Action = item  # type: ignore[assignment]
+        else:
+            try:
+                a = _action(item)
+            except NotationError as e:
+                raise ReplayError(i, str(e)) from None
+        if pending:
+            want = pending.pop(0)
+            if a != want:
+                raise ReplayError(
+                    i,
+                    f"expected the automatic action {format_action(want)}, "
+                    f"found {format_action(a)}",
+                )
+            scores.append(auto_scores.pop(0))
+            continue
+        if isinstance(a, Auto):
+            raise ReplayError(i, f"unexpected automatic action {format_action(a)}")
+        try:
+            rec = apply(a)
+        except IllegalMoveError as e:
+            raise ReplayError(i, str(e)) from None
+        scores.append(rec.score)
+        if rec.auto:
+            pending = [x.action for x in rec.auto]
+            auto_scores = [x.score for x in rec.auto]
+    if pending:
+        raise ReplayError(
+            i + 1, f"the log ends before the automatic action {format_action(pending[0])}"
+        )
+    return ReplayResult(
+        state,
+        scores,
+        Outcome(
+            state.status,
+            state.is_won,
+            state.score,
+            state.score_display,
+            state.moves,
+            state.undos,
+            state.foundation_count,
+        ),
+    )

@@ -1,0 +1,109 @@
+"""replay(): rebuild a game from its deal and log."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.engine import (
+    Action,
+    Auto,
+    DealCode,
+    Draw,
+    GameState,
+    IllegalMoveError,
+    Move,
+    ReplayError,
+    Resign,
+    Rules,
+    Undo,
+    action_to_dict,
+    format_action,
+    replay,
+)
+
+
+def test_replay_outcome_and_scores() -> None:
+    log: list[Action] = [Draw(), Move("t1", "f3"), Undo(), Move("t1", "f3"), Resign()]
+    r = replay("KL1-D1N-AAAAAAG", log)
+    assert r.scores == [0, 10, 0, 10, 10]
+    o = r.outcome
+    assert (o.status, o.won, o.score, o.score_display, o.moves, o.undos, o.foundations) == (
+        "resigned",
+        False,
+        10,
+        "10",
+        4,
+        1,
+        1,
+    )
+
+
+def test_replay_accepts_code_objects_deal_rules_text_and_dicts() -> None:
+    log: list[Action] = [Draw(), Move("t1", "f3")]
+    code = DealCode.parse("KL1-D3V-AAAAAAG")
+    a = replay(code, log)
+    b = replay((code.deal, Rules.from_preset(3, "V")), [format_action(x) for x in log])
+    c = replay(str(code), [action_to_dict(x) for x in log])
+    assert a.state.position_key() == b.state.position_key() == c.state.position_key()
+    assert a.scores == b.scores == c.scores == [-52, -47]
+
+
+def test_replay_error_names_index_and_rule() -> None:
+    with pytest.raises(ReplayError, match=r"action 1: .*empty column accepts only a king") as e:
+        replay("KL1-D1N-AAAAAAG", [Move("t1", "f3"), Move("t2", "t1")])
+    assert e.value.index == 1 and isinstance(e.value, IllegalMoveError)
+    with pytest.raises(ReplayError, match=r"action 0: .*not an action"):
+        replay("KL1-D1N-AAAAAAG", ["bogus"])
+
+
+def _relaxed() -> GameState:
+    return GameState.from_position(
+        Rules.from_preset(1, "R"),
+        tableau=[["QS"]],
+        hidden=[["KS"]],
+        stock=["KC"],
+        foundations=(11, 13, 13, 12),
+    )
+
+
+def test_replay_checks_automatic_entries() -> None:
+    g = _relaxed()
+    rec = g.apply(Move("t1", "f1"))
+    log = [rec.action, *(x.action for x in rec.auto)]
+    assert [format_action(a) for a in log] == ["t1-f1", "*t1-f1", "*draw", "*waste-f4"]
+    r = replay(_relaxed(), [format_action(a) for a in log])
+    assert r.outcome.won and r.outcome.moves == 1 and r.scores == [None] * 4
+    with pytest.raises(ReplayError, match="action 2: expected the automatic action \\*draw"):
+        replay(_relaxed(), [log[0], log[1], Auto(Move("waste", "f4"))])
+    with pytest.raises(ReplayError, match="action 2: the log ends before"):
+        replay(_relaxed(), log[:2])
+    with pytest.raises(ReplayError, match="action 0: unexpected automatic"):
+        replay("KL1-D1N-AAAAAAG", [Auto(Draw())])
+    with pytest.raises(ReplayError, match="action 4: the game is over"):
+        replay(_relaxed(), [*log, Undo()])
+
+
+def test_replay_of_live_play_with_auto_finish() -> None:
+    # Play a relaxed game by a simple greedy policy until it wins or 400 actions pass; the log
+    # (with automatic entries) must replay to the same state.
+    g = GameState.from_code("KL1-D1R-AAAAAAB")
+    log: list[object] = []
+    import random
+
+    rng = random.Random(7)
+    while not g.is_over and len(log) < 400:
+        legal = g.legal_moves()
+        if not legal:
+            break
+        founds = [m for m in legal if isinstance(m, Move) and m.dst.startswith("f")]
+        rec = g.apply(rng.choice(founds or legal))
+        log.append(rec.action)
+        log.extend(x.action for x in rec.auto)
+    r = replay("KL1-D1R-AAAAAAB", log)  # type: ignore[arg-type]
+    assert r.state.position_key() == g.position_key()
+    assert r.outcome.moves == g.moves
+    # Dropping the automatic tail is refused.
+    autos = [i for i, a in enumerate(log) if isinstance(a, Auto)]
+    if autos:
+        with pytest.raises(ReplayError, match="automatic"):
+            replay("KL1-D1R-AAAAAAB", log[: autos[0]] + log[autos[0] + 1 :])  # type: ignore[arg-type]
