@@ -6,6 +6,7 @@ from typing import Any
 
 from accounts.models import User
 from config.api import NotFoundError
+from games.selectors import user_game_stats, user_streaks
 
 
 def user_get_by_username(*, username: str) -> User:
@@ -20,17 +21,8 @@ def user_get_by_username(*, username: str) -> User:
 
 
 def user_stats(*, user: User) -> dict[str, Any]:
-    """A player's statistics: games played and won, win rate, bests and streaks.
+    """A player's statistics: games played and won, win rate, bests, per mode, and streaks.
 
     Zeros and nulls until the player has finished games.
     """
-    return {
-        "played": 0,
-        "won": 0,
-        "win_rate": 0.0,
-        "best_score": None,
-        "fewest_moves": None,
-        "fastest_win_ms": None,
-        "modes": {},
-        "streaks": {},
-    }
+    return {**user_game_stats(user=user), "streaks": user_streaks(user=user)}

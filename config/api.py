@@ -149,6 +149,40 @@ class ScopedThrottle(ScopedRateThrottle):
         return rates.get(self.scope) if self.scope else None
 
 
+class CounterThrottle(ScopedThrottle):
+    """A scoped throttle that counts requests per fixed window: one cache round trip.
+
+    DRF's throttle keeps the time of every request in the window and reads and rewrites that
+    whole list in the cache on each request: two round trips and a list as long as the rate.
+    This one increments one counter per client and window (`incr` is atomic in Redis). The
+    price: across a window boundary a client may briefly get up to twice the rate. It guards
+    the hot moves endpoint against runaway clients; login and register, where exactness
+    matters more than speed, keep DRF's sliding window.
+    """
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        self.scope = getattr(view, self.scope_attr, None)
+        self.rate = self.get_rate()
+        if self.rate is None:
+            return True
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        client_key = self.get_cache_key(request, view)
+        if client_key is None:
+            return True
+        self.now = self.timer()
+        window = int(self.now // self.duration)
+        self.window_end = (window + 1) * self.duration
+        key = f"{client_key}_{window}"
+        try:
+            count = self.cache.incr(key)
+        except ValueError:  # the window's first request; `add` settles a race for it
+            count = 1 if self.cache.add(key, 1, self.duration + 1) else self.cache.incr(key)
+        return count <= self.num_requests
+
+    def wait(self) -> float:
+        return max(0.0, self.window_end - self.now)
+
+
 # --- Django-level handlers: errors raised outside DRF views -------------------------------
 
 
@@ -192,3 +226,15 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> Any:
     return _django_error(
         request, "csrf_failed", f"CSRF check failed: {reason or 'missing token'}.", 403
     )
+
+
+def paginated_response(*, request: Any, view: Any, queryset: Any, item: Any) -> Response:
+    """A page of `queryset` in the `{count, next, previous, results}` shape, each row mapped
+    through `item`.
+
+    :raises ValidationError: a malformed page number.
+    :raises NotFound: a page past the end.
+    """
+    paginator = PagePagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    return paginator.get_paginated_response([item(row) for row in page or []])

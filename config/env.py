@@ -47,6 +47,17 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer.") from None
 
 
+def env_float(name: str, default: float) -> float:
+    """Return the variable as a number; a value that is not one is a start-up error."""
+    raw = env_str(name)
+    if raw is None:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number.") from None
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """Return a comma-separated variable as a list of non-empty items."""
     raw = env_str(name)
@@ -78,8 +89,13 @@ DATABASE_URL = env_str("DATABASE_URL")
 REDIS_URL = env_str("REDIS_URL")
 
 DAILY_MODES = env_list("DAILY_MODES", ["D1N", "D3N"])
+# Keys the daily deal numbers (HMAC of date|mode), so nobody can predict a day's deal.
+DAILY_SECRET = env_str("DAILY_SECRET") or SECRET_KEY
+# Seconds the solver may spend proving one candidate daily deal winnable.
+DAILY_SOLVE_BUDGET_S = env_float("DAILY_SOLVE_BUDGET_S", 5.0)
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO") or "INFO"
 
 # Scoped API throttle rates, as DRF writes them ("10/min").
 THROTTLE_LOGIN = env_str("THROTTLE_LOGIN", "10/min")
 THROTTLE_REGISTER = env_str("THROTTLE_REGISTER", "5/min")
+THROTTLE_MOVES = env_str("THROTTLE_MOVES", "600/min")

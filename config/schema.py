@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from drf_spectacular.openapi import AutoSchema as _SpectacularAutoSchema
@@ -15,9 +16,31 @@ class AutoSchema(_SpectacularAutoSchema):
     serializers never collide with another's in the OpenAPI schema.
     """
 
+    def get_operation_id(self) -> str:
+        """`<view name in snake case>_<method>`: unique, because each view is one resource."""
+        name = type(self.view).__name__.removesuffix("View")
+        snake = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+        return f"{snake}_{self.method.lower()}"
+
     def get_serializer_name(self, serializer: Any, direction: str) -> str:
         cls = type(serializer)
         owner, _, name = cls.__qualname__.rpartition(".")
         if owner.endswith("View") and name in ("InputSerializer", "OutputSerializer"):
             return owner.removesuffix("View")
         return super().get_serializer_name(serializer, direction)  # type: ignore[no-any-return]
+
+
+def paginated(item: Any, name: str) -> Any:
+    """Schema of a page of `item` serializers, as `config.api.paginated_response` sends it."""
+    from drf_spectacular.utils import inline_serializer
+    from rest_framework import serializers
+
+    return inline_serializer(
+        name=name,
+        fields={
+            "count": serializers.IntegerField(),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": item(many=True),
+        },
+    )

@@ -67,7 +67,13 @@ TEMPLATES = [
 # --- Database -------------------------------------------------------------------------------
 if env.DATABASE_URL:
     DATABASES = {
-        "default": dj_database_url.parse(env.DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+        # Persistent connections, without the per-request health check: that check is a
+        # `SELECT 1` round trip before every request's first query, a sixth of a move's
+        # database work. After a database restart, a stale connection fails one request and
+        # is then closed and replaced (Django closes a connection that saw an error).
+        "default": dj_database_url.parse(
+            env.DATABASE_URL, conn_max_age=60, conn_health_checks=False
+        )
     }
 else:
     env.VAR_DIR.mkdir(exist_ok=True)
@@ -121,7 +127,12 @@ CELERY_RESULT_EXPIRES = 3600
 # With Redis as broker, an unacknowledged task is redelivered after this; it must outlast
 # every countdown and ETA we use.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+CELERY_TASK_ACKS_LATE = False  # idempotent tasks opt in with acks_late=True
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "ensure-daily-deals": {"task": "games.tasks.ensure_daily_deals", "schedule": 600.0},
+    "rank-open-boards": {"task": "games.tasks.rank_open_boards", "schedule": 60.0},
+    "close-due-boards": {"task": "games.tasks.close_due_boards", "schedule": 60.0},
+}
 
 # --- Auth -----------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -148,6 +159,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "login": env.THROTTLE_LOGIN,
         "register": env.THROTTLE_REGISTER,
+        "moves": env.THROTTLE_MOVES,
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -214,4 +226,6 @@ LOGGING = {
 }
 
 DAILY_MODES = env.DAILY_MODES
+DAILY_SECRET = env.DAILY_SECRET
+DAILY_SOLVE_BUDGET_S = env.DAILY_SOLVE_BUDGET_S
 CSRF_FAILURE_VIEW = "config.api.csrf_failure"

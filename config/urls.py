@@ -1,10 +1,14 @@
 from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
-from django.urls import include, path, re_path
+from django.urls import include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.api import error_body
+from config.converters import IdConverter
 from config.health import HealthView
+
+
+register_converter(IdConverter, "id")
 
 
 def api_not_found(request: HttpRequest) -> JsonResponse:
@@ -14,6 +18,8 @@ def api_not_found(request: HttpRequest) -> JsonResponse:
 
 api_v1 = [
     path("", include("accounts.urls")),
+    path("", include("games.urls")),
+    path("", include("games.daily.urls")),
     path("health", HealthView.as_view(), name="health"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),

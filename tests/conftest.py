@@ -26,6 +26,20 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(f"needs {service}: runs in the PostgreSQL + Redis run of .ci/run")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _test_database_may_be_flushed() -> None:
+    """Open the append-only log's escape hatch: flushing a test database empties it."""
+    from games import db
+
+    db.log_rewrite_allowed = True
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: Any) -> None:
+    """Real hashing costs ~0.3 s a user by design; tests create hundreds of users."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture(autouse=True)
 def _plain_static_storage(settings: Any) -> None:
     """Tests run with debug off but without `collectstatic`, so no hashed-name manifest."""

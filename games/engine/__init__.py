@@ -40,6 +40,7 @@ from .jsonio import action_from_dict, action_to_dict, auto_from_dict
 from .notation import format_action, format_actions, parse_action, parse_actions
 from .replay import Outcome, ReplayResult, replay
 from .rules import PRESETS, Rules, format_score
+from .scoring import leaderboard_score
 from .state import UNDO_LIMIT, Applied, GameState, RawPosition
 from .views import from_full_view, full_view, public_view
 
@@ -89,6 +90,7 @@ __all__ = [
     "format_score",
     "from_full_view",
     "full_view",
+    "leaderboard_score",
     "parse_action",
     "parse_actions",
     "public_view",

@@ -21,7 +21,7 @@ from .notation import format_action, parse_action
 from .rules import Rules
 from .state import GameState
 
-__all__ = ["Outcome", "ReplayResult", "replay"]
+__all__ = ["Outcome", "ReplayResult", "Start", "initial_state", "log_action", "replay"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,26 @@ class ReplayResult:
 _ACTION_TYPES = frozenset({Move, Draw, Recycle, Undo, Resign, Tap, DoubleTap, Auto})
 
 
-def _action(item: Action | str | Mapping[str, Any]) -> Action:
+Start = DealCode | str | tuple[Deal, Rules] | GameState
+
+
+def initial_state(start: Start) -> GameState:
+    """A fresh state from a code, ``(deal, rules)``, or a ``GameState`` (which is copied).
+
+    :raises DealCodeError: a malformed code.
+    """
+    if isinstance(start, GameState):
+        return start.copy()
+    if isinstance(start, tuple):
+        return GameState.new(*start)
+    return GameState.from_code(start)
+
+
+def log_action(item: Action | str | Mapping[str, Any]) -> Action:
+    """One log entry as an action: an action, a notation line, or an API JSON dict.
+
+    :raises NotationError: a malformed entry.
+    """
     if isinstance(item, str):
         return parse_action(item)
     if isinstance(item, Mapping):
@@ -58,7 +77,7 @@ def _action(item: Action | str | Mapping[str, Any]) -> Action:
 
 
 def replay(
-    start: DealCode | str | tuple[Deal, Rules] | GameState,
+    start: Start,
     actions: Iterable[Action | str | Mapping[str, Any]],
 ) -> ReplayResult:
     """Replay a log from the deal; entries are actions, notation lines or JSON dicts.
@@ -72,12 +91,7 @@ def replay(
         that differ from the engine's (``index`` tells which entry).
     :raises DealCodeError: a malformed code.
     """
-    if isinstance(start, GameState):
-        state = start.copy()
-    elif isinstance(start, tuple):
-        state = GameState.new(*start)
-    else:
-        state = GameState.from_code(start)
+    state = initial_state(start)
     scores: list[int | None] = []
     pending: list[Action] = []
     auto_scores: list[int | None] = []
@@ -88,7 +102,7 @@ def replay(
             a: Action = item  # type: ignore[assignment]
         else:
             try:
-                a = _action(item)
+                a = log_action(item)
             except NotationError as e:
                 raise ReplayError(i, str(e)) from None
         if pending:

@@ -128,7 +128,12 @@ def test_unknown_profile_is_404(api_client):
     assert response.json()["error"]["code"] == "not_found"
 
 
-def test_token_lookup_is_cached(auth_client, django_assert_num_queries):
+def test_token_lookup_is_cached(auth_client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     auth_client.get("/api/v1/me")
-    with django_assert_num_queries(0):
+    with CaptureQueriesContext(connection) as captured:
         assert auth_client.get("/api/v1/me").status_code == 200
+    sql = " ".join(q["sql"] for q in captured.captured_queries)
+    assert "authtoken_token" not in sql and "accounts_user" not in sql

@@ -1,0 +1,124 @@
+"""Solver benchmark: shares solved / proven unwinnable / unknown and solve times.
+
+Run: .venv/bin/python bench/solver.py [--from 0] [--to 999] [--modes D1N,D3N]
+     [--budgets 1,10] [--jobs 2]
+     .venv/bin/python bench/solver.py --hints 50   (hint latency, one process)
+
+Deal numbers FROM..TO inclusive; one process per core. For every mode and budget it prints
+one table row (shares, median and p95 time per deal and on solved deals) and the 95 %
+confidence interval of the solved share for the sample size, next to the literature figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from games.engine import DealCode, GameState
+from games.engine.solver import (
+    SUMMARY_HEADER,
+    batch,
+    format_summary,
+    hint,
+    summarize,
+)
+
+LITERATURE = {
+    1: (0.90, "≈ 90 % (draw 1, unlimited passes)"),
+    3: (0.81945, "81.945 % ± 0.084 % (Blake & Gent, draw 3, unlimited passes)"),
+}
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a share k/n."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (c - h, c + h)
+
+
+def bench_hints(per_mode: int, seed: int = 7) -> None:
+    """hint() latency at the default budget: for deals 0..per_mode-1 in D1N and D3N, the
+    position after 0-29 random legal actions (seeded)."""
+    rng = random.Random(seed)
+    times: list[float] = []
+    sources: dict[str, int] = {}
+    for mode in ("D1N", "D3N"):
+        for n in range(per_mode):
+            g = GameState.from_code(DealCode(int(mode[1]), mode[2], n))
+            for _ in range(rng.randrange(0, 30)):
+                legal = g.legal_moves()
+                if not legal:
+                    break
+                g.apply(rng.choice(legal))
+            t = time.perf_counter()
+            h = hint(g)
+            times.append(time.perf_counter() - t)
+            assert h.action is None or h.action in g.legal_moves()
+            sources[h.source] = sources.get(h.source, 0) + 1
+    times.sort()
+    p95 = times[round(0.95 * (len(times) - 1))]
+    print(
+        f"hints: {len(times)} positions, median {statistics.median(times):.3f} s, "
+        f"p95 {p95:.3f} s, max {times[-1]:.3f} s, sources {sources}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--from", dest="lo", type=int, default=0)
+    ap.add_argument("--to", dest="hi", type=int, default=999)
+    ap.add_argument("--modes", default="D1N,D3N")
+    ap.add_argument("--budgets", default="1,10")
+    ap.add_argument("--jobs", type=int, default=None)
+    ap.add_argument("--hints", type=int, default=0, help="measure hint() on N deals per mode")
+    args = ap.parse_args()
+    if args.hints:
+        bench_hints(args.hints)
+        return
+    print(SUMMARY_HEADER)
+    notes = []
+    for mode in args.modes.split(","):
+        draw, preset = int(mode[1]), mode[2]
+        for b in (float(x) for x in args.budgets.split(",")):
+            t0 = time.perf_counter()
+            rows = batch(
+                range(args.lo, args.hi + 1), draw=draw, preset=preset, budget_s=b, jobs=args.jobs
+            )
+            s = summarize(rows)
+            print(format_summary(f"{mode} {args.lo}-{args.hi} @{b:g}s", s), flush=True)
+            n = len(rows)
+            k = sum(r.verdict == "solved" for r in rows)
+            u = sum(r.verdict == "unknown" for r in rows)
+            lo, hi = wilson(k, n)
+            lit = LITERATURE.get(draw) if preset in "NR" else None
+            note = (
+                f"{mode} @{b:g}s: solved {k}/{n} = {100 * k / n:.1f} % "
+                f"(95 % CI {100 * lo:.1f}-{100 * hi:.1f} %); {u} unknown; "
+                f"wall {time.perf_counter() - t0:.0f} s"
+            )
+            if lit:
+                p = lit[0]
+                h = 1.96 * math.sqrt(p * (1 - p) / n)
+                note += (
+                    f"; literature {lit[1]}: expected "
+                    f"{100 * (p - h):.1f}-{100 * (p + h):.1f} % for {n} deals"
+                )
+            notes.append(note)
+    print()
+    for x in notes:
+        print(x)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Live ranks between snapshots: one Redis sorted set per open board.
+
+The database snapshot (`LeaderboardEntry`) stays the source of truth: everything here is
+best effort, and a Redis error only means the API answers from the snapshot.
+
+Ranking key (api.md): won first, then leaderboard score (higher first), fewer moves, shorter
+time, earlier finish. A sorted-set score is a double, exact only below 2^53, so the first
+three fields are packed into 37 bits of the score, and the last two into the member, which
+Redis orders byte by byte among equal scores. Members are read highest first (ZREVRANGE), so
+time and finish are stored inverted to put the smaller value first.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+
+if TYPE_CHECKING:
+    from games.models import Game
+
+logger = logging.getLogger("games.daily")
+
+_SCORE_OFFSET = 1 << 15  # leaderboard scores from -32768 to 32767
+_MOVES_LIMIT = 1 << 20
+_TIME_LIMIT = 10**12  # milliseconds; members hold 12-digit inverted numbers
+_KEY = "lb:daily:{daily_id}"
+
+
+def composite_score(*, won: bool, score: int | None, moves: int) -> int:
+    """The sorted-set score of an entry: below 2^53, so a double holds it exactly.
+
+    >>> won = composite_score(won=True, score=700, moves=120)
+    >>> won > composite_score(won=False, score=900, moves=1)
+    True
+    """
+    bounded_score = min(max(score or 0, -_SCORE_OFFSET), _SCORE_OFFSET - 1) + _SCORE_OFFSET
+    bounded_moves = min(moves, _MOVES_LIMIT - 1)
+    value = (int(won) << 36) | (bounded_score << 20) | (_MOVES_LIMIT - 1 - bounded_moves)
+    assert value < 1 << 53
+    return value
+
+
+def member(*, elapsed_ms: int, finished_ms: int, game_id: int) -> str:
+    """The sorted-set member: inverted time and finish, then the game id."""
+    return (
+        f"{_TIME_LIMIT - 1 - elapsed_ms:012d}:{_TIME_LIMIT * 10 - 1 - finished_ms:013d}:{game_id}"
+    )
+
+
+def _redis() -> Any | None:
+    if settings.EMBEDDED:
+        return None
+    from django_redis import get_redis_connection
+
+    return get_redis_connection("default")
+
+
+def _entry(game: Game) -> tuple[str, str, int]:
+    """The board key, member and score of a finished ranked game."""
+    assert game.finished_at is not None
+    name = member(
+        elapsed_ms=game.elapsed_ms or 0,
+        finished_ms=int(game.finished_at.timestamp() * 1000),
+        game_id=game.pk,
+    )
+    score = composite_score(
+        won=game.status == "won", score=game.leaderboard_score, moves=game.moves
+    )
+    return _KEY.format(daily_id=game.daily_id), name, score
+
+
+def _ranked(game_id: int) -> Game | None:
+    from games.models import Game
+
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or game.daily_id is None or game.finished_at is None:
+        return None
+    return game
+
+
+def live_rank_add(*, game_id: int) -> None:
+    """Put a finished, unflagged ranked game on its board's sorted set (idempotent)."""
+    client = _redis()
+    game = _ranked(game_id) if client is not None else None
+    if client is None or game is None or game.is_flagged:
+        return
+    key, name, score = _entry(game)
+    try:
+        client.zadd(key, {name: score})
+    except Exception:  # Redis is an accelerator here, never a dependency
+        logger.warning("live rank: could not add game %s", game_id, exc_info=True)
+
+
+def live_rank_remove(*, game_id: int) -> None:
+    """Take a (flagged) game off its board's sorted set."""
+    client = _redis()
+    game = _ranked(game_id) if client is not None else None
+    if client is None or game is None:
+        return
+    key, name, _ = _entry(game)
+    try:
+        client.zrem(key, name)
+    except Exception:
+        logger.warning("live rank: could not remove game %s", game_id, exc_info=True)
+
+
+def live_rank(*, game: Game) -> tuple[int, int] | None:
+    """(rank, players on the board) of a finished ranked game from the sorted set, or None
+    when there is no Redis, the game is not on it, or Redis cannot answer."""
+    client = _redis()
+    if client is None or game.daily_id is None or game.finished_at is None:
+        return None
+    key, name, _ = _entry(game)
+    try:
+        with client.pipeline(transaction=False) as pipe:
+            position, count = pipe.zrevrank(key, name).zcard(key).execute()
+    except Exception:
+        logger.warning("live rank: could not read board %s", game.daily_id, exc_info=True)
+        return None
+    if position is None:
+        return None
+    return int(position) + 1, int(count)
+
+
+def live_board_drop(*, daily_id: int) -> None:
+    """Forget a final board's sorted set: the final snapshot answers from now on."""
+    client = _redis()
+    if client is None:
+        return
+    try:
+        client.delete(_KEY.format(daily_id=daily_id))
+    except Exception:
+        logger.warning("live rank: could not drop board %s", daily_id, exc_info=True)

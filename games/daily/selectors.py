@@ -1,0 +1,179 @@
+"""Daily challenge reads: the day's challenges, leaderboards, streaks."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Count
+
+from accounts.models import User
+from config.api import NotFoundError
+from games import engine
+from games.daily import clock, live
+from games.models import DailyDeal, DailyStreak, Game, LeaderboardEntry
+
+PAGE_SIZE = 20
+STREAKS_SHOWN = 20
+
+
+def _my_game(game: Game | None) -> dict[str, Any] | None:
+    if game is None:
+        return None
+    rules = engine.Rules.from_preset(game.draw, game.preset)
+    return {
+        "id": game.pk,
+        "status": game.status,
+        "seq": game.seq,
+        "moves": game.moves,
+        "score": game.score,
+        "score_display": engine.format_score(rules, game.score),
+    }
+
+
+def daily_day(*, day: date, user: User | AnonymousUser, now: datetime) -> dict[str, Any]:
+    """The challenges of one day: par, players, commitment, the caller's game; and, once a
+    board is final, its code and salt.
+
+    :raises NotFoundError: no challenges on that day.
+    """
+    dailies = list(
+        DailyDeal.objects.filter(date=day, mode__in=settings.DAILY_MODES)
+        .select_related("deal")
+        .annotate(players=Count("games"))
+        .order_by("mode")
+    )
+    if not dailies:
+        raise NotFoundError(f"No daily challenges on {day}.")
+    mine = (
+        {g.daily_id: g for g in Game.objects.filter(user=user, daily__in=dailies)}
+        if user.is_authenticated
+        else {}
+    )
+    challenges = []
+    for daily in dailies:
+        challenge: dict[str, Any] = {
+            "mode": daily.mode,
+            "par": daily.par,
+            "players": daily.players,
+            "commitment": daily.commitment,
+            "final": daily.is_final,
+            "my_game": _my_game(mine.get(daily.pk)),
+        }
+        if daily.is_final:
+            challenge["code"] = str(engine.DealCode(daily.draw, daily.preset, daily.deal.number))
+            challenge["salt"] = daily.salt
+        challenges.append(challenge)
+    return {
+        "date": day,
+        "opens_at": clock.opens_at(day),
+        "closes_at": clock.starts_close_at(day),
+        "play_closes_at": clock.play_closes_at(day),
+        "open": clock.accepts_starts(day, now),
+        "challenges": challenges,
+    }
+
+
+def _entry(row: LeaderboardEntry, rules: engine.Rules) -> dict[str, Any]:
+    return {
+        "rank": row.rank,
+        "user": row.user.username,
+        "won": row.won,
+        "score": row.score,
+        "score_display": engine.format_score(rules, row.score),
+        "moves": row.moves,
+        "undos": row.undos,
+        "elapsed_ms": row.elapsed_ms,
+        "game": row.game_id,
+    }
+
+
+def daily_leaderboard(
+    *, daily: DailyDeal, user: User | AnonymousUser, page: int | None, around_me: bool
+) -> dict[str, Any]:
+    """One page of a board's rank snapshot, and the caller's place (`me`).
+
+    Pages are ranges of the snapshot's `position`, so a deep page costs what page 1 costs.
+    While the board is open and Redis is configured, `me` comes from the live sorted set
+    when the snapshot does not have the caller's finished game yet.
+
+    :raises NotFoundError: a page past the end.
+    """
+    rules = engine.Rules.from_preset(daily.draw, daily.preset)
+    count = daily.entries_count
+    mine = _my_entry(daily=daily, user=user)
+    if around_me and mine is not None and mine["position"] is not None:
+        page = (mine["position"] - 1) // PAGE_SIZE + 1
+    page = page or 1
+    pages = max(1, -(-count // PAGE_SIZE))
+    if page > pages:
+        raise NotFoundError(f"Page {page} is past the end ({pages} pages).")
+    first = (page - 1) * PAGE_SIZE + 1
+    rows = (
+        LeaderboardEntry.objects.filter(
+            daily=daily, position__gte=first, position__lt=first + PAGE_SIZE
+        )
+        .select_related("user")
+        .order_by("position")
+    )
+    me = None
+    if mine is not None:
+        me = {k: v for k, v in mine.items() if k != "position"}
+    return {
+        "date": daily.date,
+        "mode": daily.mode,
+        "final": daily.is_final,
+        "updated_at": daily.ranked_at,
+        "count": count,
+        "page": page,
+        "pages": pages,
+        "entries": [_entry(row, rules) for row in rows],
+        "me": me,
+    }
+
+
+def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any] | None:
+    """The caller's rank and percentile: from the snapshot, else live, else None."""
+    if not user.is_authenticated:
+        return None
+    row = LeaderboardEntry.objects.filter(daily=daily, user=user).first()
+    if row is not None:
+        rank, count, position = row.rank, daily.entries_count, row.position
+        source = "snapshot"
+    else:
+        game = Game.objects.filter(daily=daily, user=user).exclude(status="playing").first()
+        ranked = live.live_rank(game=game) if game is not None and not daily.is_final else None
+        if ranked is None:
+            return None
+        (rank, count), position, source = ranked, None, "live"
+    return {
+        "rank": rank,
+        "count": count,
+        # The share of the board placed at or below the caller: 100 for the leader.
+        "percentile": round(100.0 * (count - rank + 1) / count, 1) if count else None,
+        "position": position,
+        "source": source,
+    }
+
+
+def daily_streaks(*, mode: str) -> dict[str, Any]:
+    """The longest and the current daily-win streaks of a mode, best first."""
+    rows = DailyStreak.objects.filter(mode=mode).select_related("user")
+
+    def shape(streak: DailyStreak) -> dict[str, Any]:
+        return {
+            "user": streak.user.username,
+            "current": streak.current,
+            "longest": streak.longest,
+            "last_win": streak.last_win,
+        }
+
+    longest = rows.filter(longest__gt=0).order_by("-longest", "last_win", "id")
+    current = rows.filter(current__gt=0).order_by("-current", "last_win", "id")
+    return {
+        "mode": mode,
+        "longest": [shape(s) for s in longest[:STREAKS_SHOWN]],
+        "current": [shape(s) for s in current[:STREAKS_SHOWN]],
+    }

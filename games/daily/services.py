@@ -1,0 +1,419 @@
+"""Daily challenge writes: create the day's deals, start ranked attempts, rank, close.
+
+Every write is one transaction; Celery tasks and Redis updates are sent after the commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import secrets
+from datetime import date, datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from config.api import ApplicationError, ConflictError, NotFoundError
+from games import engine
+from games import services as game_services
+from games.daily import clock, live
+from games.engine import solver
+from games.models import DailyDeal, DailyStreak, Game, LeaderboardEntry
+
+logger = logging.getLogger("games.daily")
+
+# How many candidate numbers to try before giving up on a day (each is one solver run).
+MAX_CANDIDATES = 200
+
+
+class DailyNotFoundError(NotFoundError):
+    """An unknown mode, a future day, or a day closed to new starts."""
+
+
+class AlreadyPlayedError(ConflictError):
+    code = "already_played"
+
+
+def daily_mode_check(mode: str) -> str:
+    """The mode in upper case when it is a configured daily mode.
+
+    :raises DailyNotFoundError: not one of settings.DAILY_MODES.
+    """
+    normalized = mode.upper()
+    if normalized not in settings.DAILY_MODES:
+        raise DailyNotFoundError(
+            f"No daily challenge in mode {mode!r}; the modes are {', '.join(settings.DAILY_MODES)}."
+        )
+    return normalized
+
+
+def daily_first_candidate(*, day: date, mode: str) -> int:
+    """The first deal number tried for a day and mode: HMAC(secret, "date|mode")."""
+    digest = hmac.new(
+        settings.DAILY_SECRET.encode(), f"{day.isoformat()}|{mode}".encode(), hashlib.sha256
+    ).digest()
+    return int.from_bytes(digest[:8], "big") % (engine.MAX_NUMBER + 1)
+
+
+def daily_commitment(*, code: str, salt: str) -> str:
+    """The public commitment to a daily deal: hex sha256 of "code|salt"."""
+    return hashlib.sha256(f"{code}|{salt}".encode()).hexdigest()
+
+
+def _winnable_deal(*, day: date, mode: str) -> tuple[int, int]:
+    """Step from the HMAC candidate to the first deal the solver proves winnable.
+
+    Returns the deal number and the solution's length (the par).
+    """
+    draw, preset = int(mode[1]), mode[2]
+    number = daily_first_candidate(day=day, mode=mode)
+    for _ in range(MAX_CANDIDATES):
+        state = engine.GameState.from_code(str(engine.DealCode(draw, preset, number)))
+        verdict = solver.solve(state, budget_s=settings.DAILY_SOLVE_BUDGET_S)
+        if isinstance(verdict, solver.Solved):
+            return number, len(verdict.actions)
+        number = (number + 1) % (engine.MAX_NUMBER + 1)
+    raise ApplicationError(f"No winnable deal found for {day} {mode}.")  # never seen in practice
+
+
+def daily_deal_get_or_create(*, day: date, mode: str) -> DailyDeal:
+    """The daily deal of `day` and `mode`, created (solver-proven winnable) when missing.
+
+    Idempotent and race-safe: concurrent callers end with the same single row.
+
+    :raises DailyNotFoundError: an unknown mode.
+    """
+    mode = daily_mode_check(mode)
+    existing = DailyDeal.objects.filter(date=day, mode=mode).select_related("deal").first()
+    if existing is not None:
+        return existing
+    number, par = _winnable_deal(day=day, mode=mode)
+    code = str(engine.DealCode(int(mode[1]), mode[2], number))
+    salt = secrets.token_hex(16)
+    try:
+        with transaction.atomic():
+            return DailyDeal.objects.create(
+                date=day,
+                mode=mode,
+                deal=game_services.deal_get_or_create(number=number),
+                salt=salt,
+                commitment=daily_commitment(code=code, salt=salt),
+                par=par,
+            )
+    except IntegrityError:
+        return DailyDeal.objects.select_related("deal").get(date=day, mode=mode)
+
+
+def daily_ensure(*, now: datetime | None = None) -> list[DailyDeal]:
+    """Create today's and tomorrow's deals in every mode (the beat task's work)."""
+    now = now or timezone.now()
+    day = clock.today(now)
+    return [
+        daily_deal_get_or_create(day=d, mode=mode)
+        for d in (day, day + timedelta(days=1))
+        for mode in settings.DAILY_MODES
+    ]
+
+
+def daily_board_get(*, day: date, mode: str, now: datetime) -> DailyDeal:
+    """A day's challenge in one mode, brought up to date on read so that embedded mode needs
+    no beat: created on the spot while the day is open for starts, closed on the spot once
+    its grace hour has passed.
+
+    :raises DailyNotFoundError: an unknown mode, or no challenge that day.
+    """
+    mode = daily_mode_check(mode)
+    if clock.accepts_starts(day, now):
+        return daily_deal_get_or_create(day=day, mode=mode)
+    daily = DailyDeal.objects.filter(date=day, mode=mode).select_related("deal").first()
+    if daily is None:
+        raise DailyNotFoundError(f"No daily challenge {mode} on {day}.")
+    if (
+        not daily.is_final
+        and clock.is_due_final(day, now)
+        and daily_close(daily_id=daily.pk, now=now)
+    ):
+        daily.refresh_from_db()
+    return daily
+
+
+def daily_prepare(*, day: date, now: datetime) -> None:
+    """Bring every board of a day up to date on read (see `daily_board_get`)."""
+    for mode in settings.DAILY_MODES:
+        try:
+            daily_board_get(day=day, mode=mode, now=now)
+        except DailyNotFoundError:
+            continue  # a past day without that mode: nothing to show
+
+
+def daily_start(*, user: User, day: date, mode: str) -> tuple[Game, bool]:
+    """Start (or resume) the user's ranked attempt on a daily deal.
+
+    Returns the game and whether it was created now. The attempt is recorded when it starts,
+    under a unique constraint on (user, daily deal), so reloading never gives a second one.
+    The deal is created (solved) outside any transaction, so no lock is held meanwhile.
+
+    :raises DailyNotFoundError: unknown mode, or a day that is not open for starts.
+    :raises AlreadyPlayedError: the user has finished their attempt.
+    """
+    mode = daily_mode_check(mode)
+    now = timezone.now()
+    if not clock.accepts_starts(day, now):
+        raise DailyNotFoundError(f"The {day} challenges are not open for new attempts.")
+    daily = daily_deal_get_or_create(day=day, mode=mode)
+    game = _attempt(user=user, daily=daily)
+    if game is not None:
+        if game.is_over:
+            raise AlreadyPlayedError(
+                "You have played this daily challenge: one ranked attempt per player.",
+                game=game.pk,
+            )
+        return game, False
+    rules = engine.Rules.from_preset(daily.draw, daily.preset)
+    try:
+        with transaction.atomic():
+            game = game_services.game_create(
+                user=user, deal=daily.deal, rules=rules, kind=Game.Kind.DAILY, daily=daily
+            )
+    except IntegrityError:
+        # A concurrent request recorded the attempt first: answer with that one.
+        game = _attempt(user=user, daily=daily)
+        assert game is not None
+        return game, False
+    return game, True
+
+
+def _attempt(*, user: User, daily: DailyDeal) -> Game | None:
+    return Game.objects.filter(user=user, daily=daily).select_related("deal", "daily").first()
+
+
+def daily_game_finished(*, game: Game) -> None:
+    """Called inside the transaction that ends a ranked attempt: compute its leaderboard
+    score, and after the commit, update the live ranks and queue the ranking job."""
+    from games.tasks import check_game_integrity, rank_daily
+
+    log = list(game.actions.order_by("seq").values_list("notation", flat=True))
+    game.leaderboard_score = engine.leaderboard_score(
+        (engine.Deal.from_dict(game.deal.layout), engine.Rules.from_preset(game.draw, game.preset)),
+        log,
+    )
+    game_id = game.pk
+    transaction.on_commit(lambda: live.live_rank_add(game_id=game_id))
+    check_game_integrity.delay_on_commit(game_id)
+    assert game.daily is not None
+    rank_daily.delay_on_commit(game.daily.date.isoformat(), game.daily.mode)
+
+
+def daily_rank(*, daily_id: int) -> int:
+    """Rebuild the board's rank snapshot with set-based SQL: RANK() and ROW_NUMBER() window
+    functions over the board's finished, unflagged games.
+
+    On PostgreSQL the snapshot is brought up to date in place by one statement: entries of
+    games that left the board are deleted, entries whose figures changed are updated, new
+    games are inserted, and unchanged rows are not written at all (a re-run writes nothing;
+    updates keep their foreign keys, so only new rows pay the foreign-key checks). Elsewhere
+    (SQLite) the board's entries are deleted and inserted again.
+
+    Idempotent: running it twice gives the same table. Returns the number of entries.
+    """
+    entry = LeaderboardEntry._meta.db_table
+    game = Game._meta.db_table
+    order = (
+        "CASE WHEN g.status = 'won' THEN 1 ELSE 0 END DESC, COALESCE(g.leaderboard_score, 0) "
+        "DESC, g.moves ASC, g.elapsed_ms ASC, g.finished_at ASC"
+    )
+    ranked = f"""
+        SELECT g.daily_id, g.id AS game_id, g.user_id,
+               RANK() OVER (ORDER BY {order}) AS rank,
+               ROW_NUMBER() OVER (ORDER BY {order}, g.id ASC) AS position,
+               g.status = 'won' AS won, g.leaderboard_score AS score, g.moves, g.undos,
+               g.elapsed_ms, g.finished_at
+        FROM {game} g
+        WHERE g.daily_id = %s AND g.status <> 'playing'
+          AND (g.flag_reason = '' OR g.flag_cleared)
+    """
+    figures = ("rank", "position", "won", "score", "moves", "undos", "elapsed_ms", "finished_at")
+    columns = ", ".join(("daily_id", "game_id", "user_id", *figures))
+    if connection.vendor == "postgresql":
+        # `diff` joins the new ranking with the board's current entries once (a hash full
+        # join) and keeps only what differs; the three writes then touch just those rows.
+        # All parts see the table as it was before the statement.
+        sql = f"""
+            WITH ranked AS MATERIALIZED ({ranked}),
+            diff AS MATERIALIZED (
+                SELECT e.id AS entry_id, r.*
+                FROM ranked r
+                FULL JOIN (SELECT * FROM {entry} WHERE daily_id = %s) e ON e.game_id = r.game_id
+                WHERE e.id IS NULL OR r.game_id IS NULL
+                   OR ({", ".join(f"e.{f}" for f in figures)})
+                      IS DISTINCT FROM ({", ".join(f"r.{f}" for f in figures)})
+            ),
+            gone AS (
+                DELETE FROM {entry} e USING diff d
+                WHERE e.id = d.entry_id AND d.game_id IS NULL
+            ),
+            changed AS (
+                UPDATE {entry} e
+                SET {", ".join(f"{f} = d.{f}" for f in figures)}
+                FROM diff d
+                WHERE e.id = d.entry_id AND d.game_id IS NOT NULL
+            ),
+            added AS (
+                INSERT INTO {entry} ({columns})
+                SELECT {columns} FROM diff d WHERE d.entry_id IS NULL
+            )
+            SELECT count(*) FROM ranked
+        """
+        params = [daily_id, daily_id]
+    else:
+        sql = f"INSERT INTO {entry} ({columns}) SELECT {columns} FROM ({ranked}) r"
+        params = [daily_id]
+    with transaction.atomic():
+        DailyDeal.objects.select_for_update().filter(pk=daily_id).first()
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                # A big board's sort and join in memory, not on disk; and no JIT, whose
+                # compilation costs seconds here (SET LOCAL: until the transaction ends).
+                cursor.execute("SET LOCAL work_mem = '256MB'")
+                cursor.execute("SET LOCAL jit = off")
+                cursor.execute(sql, params)
+                count = cursor.fetchone()[0]
+            else:
+                LeaderboardEntry.objects.filter(daily_id=daily_id).delete()
+                cursor.execute(sql, params)
+                count = cursor.rowcount
+        DailyDeal.objects.filter(pk=daily_id).update(
+            ranked_at=timezone.now(), entries_count=count
+        )
+    return count
+
+
+def daily_close(*, daily_id: int, now: datetime | None = None) -> bool:
+    """Make a board final once its grace hour has passed: record games still open as they
+    stand (resigned), rank, update streaks, publish code and salt.
+
+    Idempotent: a final board is left alone. Returns whether this call finalized it.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        daily = DailyDeal.objects.select_for_update().filter(pk=daily_id).first()
+        if daily is None or daily.is_final or not clock.is_due_final(daily.date, now):
+            return False
+        for game in Game.objects.filter(daily=daily, status=Game.Status.PLAYING):
+            game_services.game_finish_as_it_stands(game_id=game.pk)
+        daily_rank(daily_id=daily.pk)
+        _streaks_update(daily=daily)
+        daily.finalized_at = now
+        daily.save(update_fields=["finalized_at"])
+    transaction.on_commit(lambda: live.live_board_drop(daily_id=daily_id))
+    logger.info("daily %s %s is final", daily.date, daily.mode)
+    return True
+
+
+def daily_close_due(*, now: datetime | None = None) -> int:
+    """Close every board whose grace hour has passed (the beat task's work)."""
+    now = now or timezone.now()
+    cutoff = clock.today(now) - timedelta(days=1)
+    due = DailyDeal.objects.filter(finalized_at__isnull=True, date__lte=cutoff)
+    return sum(daily_close(daily_id=pk, now=now) for pk in due.values_list("pk", flat=True))
+
+
+def _streaks_update(*, daily: DailyDeal) -> None:
+    """Extend the streaks of the day's winners; end every other streak in the mode.
+
+    Must run inside the closing transaction, once per board.
+    """
+    winners = set(
+        Game.objects.filter(daily=daily, status=Game.Status.WON)
+        .exclude(flag_reason__gt="", flag_cleared=False)
+        .values_list("user_id", flat=True)
+    )
+    yesterday = daily.date - timedelta(days=1)
+    DailyStreak.objects.filter(mode=daily.mode, current__gt=0).exclude(user_id__in=winners).exclude(
+        last_win__gte=daily.date
+    ).update(current=0)
+    existing = {
+        s.user_id: s for s in DailyStreak.objects.filter(mode=daily.mode, user_id__in=winners)
+    }
+    changed = []
+    for user_id in winners:
+        streak = existing.get(user_id)
+        if streak is None:
+            existing[user_id] = DailyStreak(user_id=user_id, mode=daily.mode)
+            streak = existing[user_id]
+        if streak.last_win == daily.date:
+            continue
+        streak.current = streak.current + 1 if streak.last_win == yesterday else 1
+        streak.longest = max(streak.longest, streak.current)
+        streak.last_win = daily.date
+        changed.append(streak)
+    DailyStreak.objects.bulk_create(
+        changed,
+        update_conflicts=True,
+        unique_fields=["user", "mode"],
+        update_fields=["current", "longest", "last_win"],
+    )
+
+
+def game_integrity_check(*, game_id: int) -> str:
+    """Replay a finished ranked game from its deal and check its timing; flag what is wrong.
+
+    Returns the flag reason, or "" for a clean game. Idempotent.
+    """
+    game = Game.objects.select_related("deal").filter(pk=game_id).first()
+    if game is None or not game.is_over or game.daily_id is None:
+        return ""
+    rows = list(game.actions.order_by("seq").values_list("notation", "at_ms"))
+    reason = _replay_mismatch(game, [n for n, _ in rows]) or _inhuman_timing(rows)
+    if reason and not game.flag_reason:
+        Game.objects.filter(pk=game.pk).update(flag_reason=reason[:200])
+        transaction.on_commit(lambda: live.live_rank_remove(game_id=game_id))
+        logger.warning("game %s flagged: %s", game_id, reason)
+    return reason
+
+
+def _replay_mismatch(game: Game, log: list[str]) -> str:
+    rules = engine.Rules.from_preset(game.draw, game.preset)
+    try:
+        result = engine.replay((engine.Deal.from_dict(game.deal.layout), rules), log)
+    except engine.ReplayError as exc:
+        return f"log does not replay: {exc}"
+    outcome = result.outcome
+    stored = (game.status, game.score, game.moves, game.undos)
+    if (outcome.status, outcome.score, outcome.moves, outcome.undos) != stored:
+        return f"replay gives {outcome.status}/{outcome.score}/{outcome.moves}, stored {stored}"
+    if engine.public_view(result.state) != engine.public_view(game_services.game_state(game)):
+        return "replay ends in another position than the stored game"
+    return ""
+
+
+# A human needs time to see and act: a median gap under this over enough actions is a bot.
+MIN_HUMAN_MEDIAN_GAP_MS = 150
+MIN_ACTIONS_FOR_TIMING = 30
+
+
+def _inhuman_timing(rows: list[tuple[str, int]]) -> str:
+    times = [at for notation, at in rows if not notation.startswith("*")]
+    if len(times) < MIN_ACTIONS_FOR_TIMING:
+        return ""
+    gaps = sorted(b - a for a, b in zip([0, *times], times, strict=False))
+    median = gaps[len(gaps) // 2]
+    if median < MIN_HUMAN_MEDIAN_GAP_MS:
+        return f"inhuman timing: median gap {median} ms over {len(times)} actions"
+    return ""
+
+
+def daily_flag_clear(*, game_id: int) -> None:
+    """An admin's word that a flagged game is fine: it rejoins the ranking."""
+    with transaction.atomic():
+        updated = Game.objects.filter(pk=game_id).exclude(flag_reason="").update(flag_cleared=True)
+        if updated:
+            from games.tasks import rank_daily
+
+            game = Game.objects.select_related("daily").get(pk=game_id)
+            if game.daily is not None:
+                rank_daily.delay_on_commit(game.daily.date.isoformat(), game.daily.mode)
+                transaction.on_commit(lambda: live.live_rank_add(game_id=game_id))

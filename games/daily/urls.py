@@ -1,0 +1,15 @@
+from django.urls import path
+
+from games.daily import views
+
+urlpatterns = [
+    path("daily", views.DailyTodayView.as_view(), name="daily"),
+    path("daily/<str:day>", views.DailyDayView.as_view(), name="daily-day"),
+    path("daily/<str:day>/<str:mode>/start", views.DailyStartView.as_view(), name="daily-start"),
+    path(
+        "leaderboards/daily/<str:day>/<str:mode>",
+        views.DailyLeaderboardView.as_view(),
+        name="leaderboard-daily",
+    ),
+    path("leaderboards/streaks", views.StreaksView.as_view(), name="leaderboard-streaks"),
+]

@@ -1,0 +1,128 @@
+"""Daily challenge and leaderboard endpoints (api.md, "Daily challenges and leaderboards")."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api import NotFoundError
+from games import selectors as game_selectors
+from games.daily import clock, selectors, services
+from games.daily.serializers import (
+    DailyDaySerializer,
+    LeaderboardSerializer,
+    StreaksSerializer,
+)
+from games.serializers import GameSerializer
+
+
+def _day(value: str) -> date:
+    """A date from the URL.
+
+    :raises ValidationError: not an ISO date (YYYY-MM-DD).
+    """
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise serializers.ValidationError({"date": ["A date is written YYYY-MM-DD."]}) from None
+
+
+def _not_future(day: date) -> date:
+    if day > clock.today(timezone.now()):
+        raise NotFoundError(f"No daily challenges on {day} yet.")
+    return day
+
+
+class DailyTodayView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=DailyDaySerializer)
+    def get(self, request: Request) -> Response:
+        now = timezone.now()
+        day = clock.today(now)
+        services.daily_prepare(day=day, now=now)
+        return Response(selectors.daily_day(day=day, user=request.user, now=now))
+
+
+class DailyDayView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=DailyDaySerializer)
+    def get(self, request: Request, day: str) -> Response:
+        now = timezone.now()
+        when = _not_future(_day(day))
+        services.daily_prepare(day=when, now=now)
+        return Response(selectors.daily_day(day=when, user=request.user, now=now))
+
+
+class DailyStartView(APIView):
+    @extend_schema(
+        request=None,
+        responses={
+            201: GameSerializer,
+            200: GameSerializer,
+            404: OpenApiResponse(description="closed, future or unknown day or mode"),
+            409: OpenApiResponse(description="already_played: the attempt is finished"),
+        },
+    )
+    def post(self, request: Request, day: str, mode: str) -> Response:
+        game, created = services.daily_start(user=request.user, day=_day(day), mode=mode)
+        return Response(
+            game_selectors.game_detail(game=game),
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class DailyLeaderboardView(APIView):
+    permission_classes = [AllowAny]
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        page = serializers.IntegerField(required=False, min_value=1, max_value=10_000_000)
+        around = serializers.ChoiceField(choices=["me"], required=False)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("page", OpenApiTypes.INT, required=False),
+            OpenApiParameter("around", OpenApiTypes.STR, enum=["me"], required=False),
+        ],
+        responses=LeaderboardSerializer,
+    )
+    def get(self, request: Request, day: str, mode: str) -> Response:
+        query = self.InputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        daily = services.daily_board_get(day=_not_future(_day(day)), mode=mode, now=timezone.now())
+        return Response(
+            selectors.daily_leaderboard(
+                daily=daily,
+                user=request.user,
+                page=query.validated_data.get("page"),
+                around_me="around" in query.validated_data,
+            )
+        )
+
+
+class StreaksView(APIView):
+    permission_classes = [AllowAny]
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        mode = serializers.CharField(required=False, max_length=3)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("mode", OpenApiTypes.STR, required=False)],
+        responses=StreaksSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        query = self.InputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        mode = services.daily_mode_check(query.validated_data.get("mode", settings.DAILY_MODES[0]))
+        return Response(selectors.daily_streaks(mode=mode))

@@ -1,0 +1,1263 @@
+"""Klondike solver, hints and post-game analysis ("thoughtful" Klondike: every card is known).
+
+>>> from games.engine import GameState
+>>> v = solve(GameState.from_code("KL1-D1N-AAAAAAG"), budget_s=5)
+>>> type(v).__name__ in ("Solved", "Unwinnable", "Unknown")
+True
+
+How it works (docs/solver.md has the long version):
+
+* A compact internal position: 7 columns as ``bytes`` (first byte ``100 + face-down count``,
+  then the cards bottom first, engine ints), the *talon* (waste bottom..top then stock in draw
+  order) as ``bytes`` with ``pos`` = how many of its cards are on the waste, passes used, and
+  the foundation counts.
+* Stock moves are macros: "draw (and recycle if needed) until card X is on the waste, then play
+  it". For a talon of ``L`` cards and ``pos`` cards on the waste, the reachable waste sizes are
+  ``pos`` itself, ``pos + k*draw`` and ``L``; after one recycle ``k*draw`` and ``L``. Reaching a
+  card without a recycle dominates reaching it with one (same position, fewer passes used), so a
+  card gives one child at most. In draw 1 with unlimited passes every talon card is reachable at
+  any time, so the talon is kept as a sorted set.
+* Depth-first search with a transposition table keyed on the sorted columns (column order does
+  not matter), the talon, and - only where it changes what is reachable - ``pos`` and the passes.
+* Sound pruning only: safe foundation moves are played automatically (see ``_safe``); a king
+  that lies at the bottom of its column never moves to an empty column; a column is emptied
+  only when some king could ever use the space; a card comes back from a foundation only if a
+  card that could use it is still off the foundations. Everything else is move ordering.
+* Solutions are expanded into engine actions (Draw/Recycle/Move) and replayed through the
+  engine before they are returned, so a ``Solved`` verdict is always a checked win.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import os
+import statistics
+import sys
+import time
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeAlias
+
+from .actions import (
+    DRAW,
+    FOUNDATIONS,
+    RECYCLE,
+    Action,
+    Auto,
+    Draw,
+    Move,
+    PlainAction,
+    Recycle,
+    Resign,
+    Undo,
+)
+from .codes import DealCode
+from .deal import Deal
+from .errors import IllegalMoveError
+from .notation import format_action
+from .replay import log_action
+from .rules import Rules
+from .state import GameState
+
+__all__ = [
+    "Analysis",
+    "Hint",
+    "Solved",
+    "Unknown",
+    "Unwinnable",
+    "Verdict",
+    "analyse",
+    "hint",
+    "main_solve",
+    "solve",
+]
+
+
+# -- verdicts ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Solved:
+    """The position can be won: ``actions`` (plain engine actions) win it from there.
+
+    The list is exactly what a player would send: it stops when the game is won (with preset
+    R's auto-finish, the cards the engine plays by itself are not in it).
+    """
+
+    actions: list[PlainAction]
+    nodes: int
+    elapsed_s: float
+    verdict: Literal["solved"] = "solved"
+
+
+@dataclass(frozen=True, slots=True)
+class Unwinnable:
+    """Proven: the whole search space was exhausted (sound pruning only)."""
+
+    nodes: int
+    elapsed_s: float
+    verdict: Literal["unwinnable"] = "unwinnable"
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """The budget (time or nodes) ran out before a verdict."""
+
+    nodes: int
+    elapsed_s: float
+    reason: str = "budget"
+    verdict: Literal["unknown"] = "unknown"
+
+
+Verdict: TypeAlias = Solved | Unwinnable | Unknown
+
+
+class SolverError(RuntimeError):
+    """A found line did not replay to a win through the engine (a solver bug)."""
+
+
+# -- card tables --------------------------------------------------------------------------------
+
+_PARENTS: Final = tuple(
+    ()
+    if c % 13 == 12
+    else tuple(s * 13 + c % 13 + 1 for s in range(4) if (s in (1, 2)) != (c // 13 in (1, 2)))
+    for c in range(52)
+)
+"""The two cards a card may be put on in a column (none for a king)."""
+_OPP: Final = ((1, 2), (0, 3), (0, 3), (1, 2))
+"""The suits of the other colour."""
+_MATE: Final = (3, 2, 1, 0)
+"""The other suit of the same colour."""
+_DOWN0: Final = 100
+"""A column's first byte is ``_DOWN0 + face-down count``; cards are 0..51."""
+_EMPTY: Final = bytes((_DOWN0,))
+_UNLIMITED: Final = 1 << 30
+
+# Macro moves: (kind, a, b, c).
+_COL_COL: Final = 0  # (0, src column, count, dst column)
+_COL_F: Final = 1  # (1, column, 0, 0)
+_TALON: Final = 2  # (2, card, dst column or -1 for its foundation, 0)
+_RETURN: Final = 3  # (3, suit, dst column, 0)
+
+_Macro: TypeAlias = tuple[int, int, int, int]
+_Cols: TypeAlias = tuple[bytes, ...]
+# (columns, talon, pos, passes used, foundations)
+_Pos: TypeAlias = tuple[_Cols, bytes, int, int, tuple[int, ...]]
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+# -- the search -------------------------------------------------------------------------------
+
+
+class _Solver:
+    """One search over one start position. Not thread-safe; cheap to build."""
+
+    def __init__(self, state: GameState) -> None:
+        rules = state.rules
+        self.draw = rules.draw
+        self.returns = rules.foundation_return
+        mr = rules.max_recycles
+        self.recycles = _UNLIMITED if mr is None else mr
+        self.unlimited = mr is None
+        # Draw 1 with unlimited passes: every talon card is reachable at any time.
+        self.talon_is_set = self.unlimited and self.draw == 1
+        self.nodes = 0
+        raw = state.raw()
+        cols = tuple(
+            bytes((_DOWN0 + d,)) + bytes(col) for col, d in zip(raw.tableau, raw.down, strict=True)
+        )
+        talon = bytes(raw.waste) + bytes(reversed(raw.stock))
+        pos = len(raw.waste)
+        if self.talon_is_set:
+            talon, pos = bytes(sorted(talon)), 0
+        self.start: _Pos = (cols, talon, pos, state.passes_used, tuple(raw.foundations))
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _safe(self, x: int, found: Sequence[int]) -> bool:
+        """Can card ``x`` (next on its foundation) go up without losing any win?
+
+        Aces and twos: nothing needs them in a column. Otherwise both cards one rank lower of
+        the other colour must be up (nothing left that could go on ``x``); with foundation
+        return also the other same-colour suit two ranks lower, so that no chain of cards
+        taken back could ever want ``x`` as a base.
+        """
+        r = x % 13 + 1
+        if r <= 2:
+            return True
+        o1, o2 = _OPP[x // 13]
+        if found[o1] < r - 1 or found[o2] < r - 1:
+            return False
+        return not (self.returns and found[_MATE[x // 13]] < r - 2)
+
+    def _key(self, p: _Pos) -> bytes:
+        cols, talon, pos, passes, _ = p
+        if self.unlimited:
+            if self.draw == 1:
+                tail = b""
+            else:
+                n = len(talon)
+                tail = bytes((0 if pos % 3 == 0 or pos == n else pos,))
+        else:
+            tail = bytes((pos, passes))
+        return b"".join(sorted(cols)) + b"\xff" + talon + b"\xfe" + tail
+
+    def _won(self, p: _Pos) -> bool:
+        cols, talon, _, _, found = p
+        if sum(found) == 52:
+            return True
+        for col in cols:
+            if col[0] != _DOWN0:
+                return False
+        # Every card face up: with the talon gone (or all of it always reachable) the smallest
+        # card still needed is always on top of a column or in the talon, so it finishes.
+        return not talon or self.talon_is_set
+
+    def _reach(self, talon: bytes, pos: int, passes: int) -> list[tuple[int, int]]:
+        """(talon index, recycles needed) of every card that can become the waste top."""
+        n = len(talon)
+        if not n:
+            return []
+        if self.talon_is_set:
+            return [(i, 0) for i in range(n)]
+        d = self.draw
+        out: list[tuple[int, int]] = []
+        seen: set[int] = set()
+        if pos:
+            out.append((pos - 1, 0))
+            seen.add(pos - 1)
+        k = pos + d
+        while k < n:
+            out.append((k - 1, 0))
+            seen.add(k - 1)
+            k += d
+        if n > pos and n - 1 not in seen:
+            out.append((n - 1, 0))
+            seen.add(n - 1)
+        if passes < self.recycles:
+            k = d
+            while k < n:
+                if k - 1 not in seen:
+                    out.append((k - 1, 1))
+                    seen.add(k - 1)
+                k += d
+            if n - 1 not in seen:
+                out.append((n - 1, 1))
+        return out
+
+    def _auto(
+        self, cols: list[bytes], talon: bytes, pos: int, found: list[int], autos: list[_Macro]
+    ) -> tuple[bytes, int]:
+        """Play safe foundation moves (columns; the waste top in draw 1; any talon card when
+        the talon is a set) until none is left."""
+        safe = self._safe
+        draw1 = self.draw == 1
+        talon_set = self.talon_is_set
+        while True:
+            f0, f1, f2, f3 = found
+            need = (
+                f0 if f0 < 13 else -1,
+                13 + f1 if f1 < 13 else -1,
+                26 + f2 if f2 < 13 else -1,
+                39 + f3 if f3 < 13 else -1,
+            )
+            for c in range(7):
+                col = cols[c]
+                if len(col) > 1 and col[-1] in need and safe(col[-1], found):
+                    x = col[-1]
+                    found[x // 13] += 1
+                    cols[c] = _pop(col, 1)
+                    autos.append((_COL_F, c, 0, 0))
+                    break
+            else:
+                if not (draw1 and talon):
+                    return talon, pos
+                if talon_set:
+                    for x in need:
+                        if x >= 0 and x in talon and safe(x, found):
+                            i = talon.index(x)
+                            found[x // 13] += 1
+                            talon = talon[:i] + talon[i + 1 :]
+                            autos.append((_TALON, x, -1, 0))
+                            break
+                    else:
+                        return talon, pos
+                elif pos and talon[pos - 1] in need and safe(talon[pos - 1], found):
+                    x = talon[pos - 1]
+                    found[x // 13] += 1
+                    talon = talon[: pos - 1] + talon[pos:]
+                    pos -= 1
+                    autos.append((_TALON, x, -1, 0))
+                else:
+                    return talon, pos
+
+    # -- move generation ---------------------------------------------------------------------
+
+    def _moves(self, p: _Pos) -> list[_Macro]:
+        cols, talon, pos, passes, found = p
+        where: dict[int, int] = {}
+        empty = -1
+        for c in range(7):
+            col = cols[c]
+            if len(col) > 1:
+                where[col[-1]] = c
+            elif empty < 0:
+                empty = c
+        reach = self._reach(talon, pos, passes)
+        reach_cards = {talon[i] for i, _ in reach}
+
+        f_flip: list[_Macro] = []
+        flips: list[tuple[int, _Macro]] = []
+        f_other: list[_Macro] = []
+        talon_moves: list[_Macro] = []
+        emptying: list[_Macro] = []
+        partial: list[_Macro] = []
+        returns: list[_Macro] = []
+        king_now = -1  # -1: not computed yet, 0/1 afterwards
+        faceup: set[int] | None = None
+        lazy = self.talon_is_set
+        tops: set[int] = set()
+        ftops: set[int] = set()
+        if lazy:
+            # Draw 1, unlimited passes: a talon card can wait in the talon until the move
+            # that needs it, so play it only as the start of a chain that ends in the
+            # tableau (_up_useful, _down_useful).
+            tops = set(where)
+            if faceup is None:
+                faceup = _faceup(cols)
+            if self.returns:
+                # Foundation tops that could come back onto a talon card for a use of their own.
+                for s, f in enumerate(found):
+                    if f and _return_useful(s * 13 + f - 1, found, faceup, reach_cards, where):
+                        ftops.add(s * 13 + f - 1)
+
+        for c in range(7):
+            col = cols[c]
+            n = len(col) - 1
+            if n <= 0:
+                continue
+            down = col[0] - _DOWN0
+            top = col[-1]
+            if found[top // 13] == top % 13:
+                if n - 1 == down and down > 0:
+                    f_flip.append((_COL_F, c, 0, 0))
+                else:
+                    f_other.append((_COL_F, c, 0, 0))
+            for k in range(down, n):
+                x = col[k + 1]
+                cnt = n - k
+                if x % 13 == 12:
+                    # A king at the bottom of its column never needs another empty column.
+                    if empty >= 0 and k > 0:
+                        flips.append((down, (_COL_COL, c, cnt, empty)))
+                    continue
+                for par in _PARENTS[x]:
+                    d = where.get(par)
+                    if d is None:
+                        continue
+                    m = (_COL_COL, c, cnt, d)
+                    if k == down:
+                        if down:
+                            flips.append((down, m))
+                            continue
+                        # Emptying a column only pays when a king moves in right after.
+                        if king_now < 0:
+                            king_now = int(self._king_ready(cols, reach_cards, found))
+                        if king_now:
+                            emptying.append(m)
+                        continue
+                    # A partial run move (x leaves y for its twin y'): only worth it when the
+                    # next move uses y - y up to its foundation, or the twin of x onto y.
+                    # (Moving y on can always be done first, with the run still on it.)
+                    y = col[k]
+                    if found[y // 13] == y % 13:
+                        partial.append(m)
+                        continue
+                    tw = _MATE[x // 13] * 13 + x % 13
+                    if faceup is None:
+                        faceup = _faceup(cols)
+                    if tw in faceup:
+                        # A twin at the bottom of a column would empty it: a king must be
+                        # ready to move in (see emptying moves).
+                        if not _at_bottom(cols, tw):
+                            partial.append(m)
+                            continue
+                        if king_now < 0:
+                            king_now = int(self._king_ready(cols, reach_cards, found))
+                        if king_now:
+                            partial.append(m)
+                    elif tw in reach_cards:
+                        if not lazy or _down_useful(tw, reach_cards, faceup, ftops):
+                            partial.append(m)
+                    elif (
+                        self.returns
+                        and found[tw // 13] == tw % 13 + 1
+                        and _return_useful(tw, found, faceup, reach_cards, where)
+                    ):
+                        partial.append(m)
+
+        for i, _rec in reach:
+            x = talon[i]
+            if found[x // 13] == x % 13 and (not lazy or _up_useful(x, reach_cards, tops)):
+                f_other.append((_TALON, x, -1, 0))
+            if lazy and faceup is not None and not _down_useful(x, reach_cards, faceup, ftops):
+                continue
+            if x % 13 == 12:
+                if empty >= 0:
+                    talon_moves.append((_TALON, x, empty, 0))
+                continue
+            for par in _PARENTS[x]:
+                d = where.get(par)
+                if d is not None:
+                    talon_moves.append((_TALON, x, d, 0))
+
+        if self.returns:
+            for s in range(4):
+                k = found[s]
+                if not k:
+                    continue
+                if faceup is None:
+                    faceup = _faceup(cols)
+                if not _return_useful(s * 13 + k - 1, found, faceup, reach_cards, where):
+                    continue
+                x = s * 13 + k - 1
+                if x % 13 == 12:
+                    if empty >= 0:
+                        returns.append((_RETURN, s, empty, 0))
+                    continue
+                for par in _PARENTS[x]:
+                    d = where.get(par)
+                    if d is not None:
+                        returns.append((_RETURN, s, d, 0))
+
+        flips.sort(key=_first, reverse=True)
+        out = f_flip
+        out.extend(m for _, m in flips)
+        out.extend(f_other)
+        out.extend(talon_moves)
+        out.extend(emptying)
+        out.extend(partial)
+        out.extend(returns)
+        return out
+
+    def _king_ready(self, cols: _Cols, reach_cards: set[int], found: Sequence[int]) -> bool:
+        """Could a king move into an empty column right now (from above other cards in a
+        column, from the talon, or back from a foundation)?"""
+        for s in range(4):
+            k = s * 13 + 12
+            if found[s] == 13:
+                if self.returns:
+                    return True
+            elif k in reach_cards:
+                return True
+        for col in cols:
+            for k in (12, 25, 38, 51):
+                i = col.find(k)
+                if i > 1 and i > col[0] - _DOWN0:
+                    return True
+        return False
+
+    def _apply(self, p: _Pos, m: _Macro, autos: list[_Macro]) -> _Pos:
+        cols_t, talon, pos, passes, found_t = p
+        cols = list(cols_t)
+        found = list(found_t)
+        kind = m[0]
+        if kind == _COL_COL:
+            _, c, cnt, d = m
+            src = cols[c]
+            cols[d] = cols[d] + src[-cnt:]
+            cols[c] = _pop(src, cnt)
+        elif kind == _COL_F:
+            c = m[1]
+            x = cols[c][-1]
+            found[x // 13] += 1
+            cols[c] = _pop(cols[c], 1)
+        elif kind == _TALON:
+            _, x, d, _ = m
+            i = talon.index(x)
+            if not self.talon_is_set:
+                if not (
+                    i == pos - 1
+                    or (i >= pos and ((i + 1 - pos) % self.draw == 0 or i == len(talon) - 1))
+                ):
+                    passes += 1
+                pos = i
+            talon = talon[:i] + talon[i + 1 :]
+            if d < 0:
+                found[x // 13] += 1
+            else:
+                cols[d] = cols[d] + bytes((x,))
+        else:
+            _, s, d, _ = m
+            found[s] -= 1
+            cols[d] = cols[d] + bytes((s * 13 + found[s],))
+        talon, pos = self._auto(cols, talon, pos, found, autos)
+        return (tuple(cols), talon, pos, passes, tuple(found))
+
+    # -- driver ------------------------------------------------------------------------------
+
+    def _start(self) -> tuple[_Pos, list[_Macro]]:
+        autos: list[_Macro] = []
+        cols = list(self.start[0])
+        found = list(self.start[4])
+        talon, pos = self._auto(cols, self.start[1], self.start[2], found, autos)
+        return (tuple(cols), talon, pos, self.start[3], tuple(found)), autos
+
+    def dfs(self) -> Generator[None, None, list[_Macro] | None]:
+        """Depth-first search in move order. A generator that yields every 256 positions
+        (so a scheduler can switch searches) and returns a winning macro line (auto moves
+        included), or None when the space is exhausted: a proof."""
+        p0, autos = self._start()
+        if self._won(p0):
+            return autos
+        seen = {self._key(p0)}
+        head = autos
+        frames: list[tuple[_Pos, list[_Macro]]] = [(p0, self._moves(p0))]
+        idx = [0]
+        path: list[list[_Macro]] = []
+        apply = self._apply
+        key = self._key
+        won = self._won
+        moves = self._moves
+        nodes = 0
+        while frames:
+            p, ms = frames[-1]
+            i = idx[-1]
+            if i >= len(ms):
+                frames.pop()
+                idx.pop()
+                if path:
+                    path.pop()
+                continue
+            idx[-1] = i + 1
+            step: list[_Macro] = [ms[i]]
+            child = apply(p, ms[i], step)
+            k = key(child)
+            if k in seen:
+                continue
+            seen.add(k)
+            nodes += 1
+            if won(child):
+                self.nodes += nodes & 255
+                out = list(head)
+                for s in path:
+                    out.extend(s)
+                out.extend(step)
+                return out
+            if nodes & 255 == 0:
+                self.nodes += 256
+                yield
+            path.append(step)
+            frames.append((child, moves(child)))
+            idx.append(0)
+        self.nodes += nodes & 255
+        return None
+
+    def best_first(self) -> Generator[None, None, list[_Macro] | None]:
+        """Like :meth:`dfs`, but always expands the open position with the fewest face-down
+        cards (then most cards on the foundations); just as complete."""
+        p0, autos = self._start()
+        if self._won(p0):
+            return autos
+        seen = {self._key(p0)}
+        _Link = tuple[Any, list[_Macro]] | None
+        heap: list[tuple[int, int, _Pos, _Link]] = [(0, 0, p0, None)]
+        apply = self._apply
+        key = self._key
+        won = self._won
+        moves = self._moves
+        push = heapq.heappush
+        pop = heapq.heappop
+        nodes = 0
+        tick = 0
+        while heap:
+            _, _, p, link = pop(heap)
+            for m in moves(p):
+                step: list[_Macro] = [m]
+                child = apply(p, m, step)
+                k = key(child)
+                if k in seen:
+                    continue
+                seen.add(k)
+                nodes += 1
+                node: _Link = (link, step)
+                if won(child):
+                    self.nodes += nodes & 255
+                    steps: list[list[_Macro]] = []
+                    while node is not None:
+                        steps.append(node[1])
+                        node = node[0]
+                    out = list(autos)
+                    for st in reversed(steps):
+                        out.extend(st)
+                    return out
+                if nodes & 255 == 0:
+                    self.nodes += 256
+                    yield
+                hidden = 0
+                for col in child[0]:
+                    hidden += col[0]
+                tick -= 1
+                push(heap, ((hidden - 700) * 64 - sum(child[4]), tick, child, node))
+        self.nodes += nodes & 255
+        return None
+
+
+def _up_useful(x: int, talon: set[int], tops: set[int]) -> bool:
+    """Is there a chain x+1, x+2 ... through the talon that ends at a column top?"""
+    while x % 13 != 12:
+        x += 1
+        if x in tops:
+            return True
+        if x not in talon:
+            return False
+    return False
+
+
+def _down_useful(x: int, talon: set[int], faceup: set[int], ftops: set[int]) -> bool:
+    """Can something end up on ``x`` from the tableau (directly or through talon cards), or
+    come back onto it from a foundation (``ftops``: foundation tops, empty without return)?"""
+    if x % 13 == 0:
+        return False
+    for s in _OPP[x // 13]:
+        y = s * 13 + x % 13 - 1
+        if y in faceup or y in ftops:
+            return True
+        if y in talon and _down_useful(y, talon, faceup, ftops):
+            return True
+    return False
+
+
+def _return_useful(
+    x: int, found: Sequence[int], faceup: set[int], talon: set[int], where: dict[int, int]
+) -> bool:
+    """Taking ``x`` back from its foundation pays only when the next move uses it: a card
+    one rank lower of the other colour goes on it (from the tableau, the talon, or itself
+    taken back for a use of its own), or the card under ``x`` comes back in turn."""
+    r = x % 13
+    if r == 0:
+        return False
+    for s in _OPP[x // 13]:
+        y = s * 13 + r - 1
+        if y in faceup or y in talon:
+            return True
+        if found[s] == r and _return_useful(y, found, faceup, talon, where):
+            return True
+    below = x - 1
+    if any(p in where for p in _PARENTS[below]):
+        lower = list(found)
+        lower[x // 13] -= 1
+        return _return_useful(below, lower, faceup, talon, where)
+    return False
+
+
+def _at_bottom(cols: _Cols, x: int) -> bool:
+    """Is face-up card ``x`` the bottom card of its column?"""
+    return any(len(col) > 1 and col[1] == x for col in cols)
+
+
+def _faceup(cols: _Cols) -> set[int]:
+    out: set[int] = set()
+    for col in cols:
+        out.update(col[col[0] - _DOWN0 + 1 :])
+    return out
+
+
+def _first(t: tuple[int, _Macro]) -> int:
+    return t[0]
+
+
+def _pop(col: bytes, n: int) -> bytes:
+    """The column without its top ``n`` cards, turning up the new top card if face down."""
+    rest = col[:-n]
+    d = rest[0] - _DOWN0
+    if d and len(rest) - 1 == d:
+        return bytes((_DOWN0 + d - 1,)) + rest[1:]
+    return rest
+
+
+# -- engine actions ---------------------------------------------------------------------------
+
+
+def _col(c: int) -> str:
+    return f"t{c + 1}"
+
+
+def _expand(start: GameState, line: Iterable[_Macro]) -> list[PlainAction]:
+    """Turn a macro line into the player's engine actions, checking each one on a copy."""
+    g = start.copy()
+    out: list[PlainAction] = []
+
+    def play(a: PlainAction) -> None:
+        rec = g.apply(a)
+        assert isinstance(rec.action, Move | Draw | Recycle)
+        out.append(rec.action)
+
+    try:
+        for kind, a, b, c in line:
+            if g.is_won:
+                break
+            if kind == _COL_COL:
+                play(Move(_col(a), _col(c), b))
+            elif kind == _COL_F:
+                top = g.raw().tableau[a][-1]
+                play(Move(_col(a), FOUNDATIONS[top // 13]))
+            elif kind == _RETURN:
+                play(Move(FOUNDATIONS[a], _col(b)))
+            else:
+                for _ in range(200):
+                    w = g.raw().waste
+                    if w and w[-1] == a:
+                        break
+                    play(DRAW if g.raw().stock else RECYCLE)
+                else:
+                    raise SolverError(f"card {a} never reached the waste top")
+                play(Move("waste", FOUNDATIONS[a // 13] if b < 0 else _col(b)))
+        _finish(g, play)
+    except IllegalMoveError as e:
+        raise SolverError(f"solution does not replay: {e}") from e
+    if not g.is_won:
+        raise SolverError("solution does not end in a win")
+    return out
+
+
+def _finish(g: GameState, play: Any) -> None:
+    """Play every card up once all are face up (the search stops there)."""
+    idle = 0
+    while not g.is_won:
+        raw = g.raw()
+        found = raw.foundations
+        done = False
+        if raw.waste:
+            x = raw.waste[-1]
+            if found[x // 13] == x % 13:
+                play(Move("waste", FOUNDATIONS[x // 13]))
+                done = True
+        if not done:
+            for c, col in enumerate(raw.tableau):
+                if col and found[col[-1] // 13] == col[-1] % 13:
+                    play(Move(_col(c), FOUNDATIONS[col[-1] // 13]))
+                    done = True
+                    break
+        if done:
+            idle = 0
+            continue
+        idle += 1
+        if idle > len(raw.stock) + len(raw.waste) + 2:
+            raise SolverError("the finish got stuck")
+        play(DRAW if raw.stock else RECYCLE)
+
+
+# -- public API -------------------------------------------------------------------------------
+
+
+def solve(state: GameState, *, budget_s: float = 10.0, max_nodes: int | None = None) -> Verdict:
+    """Decide whether ``state`` can still be won, with a winning line when it can.
+
+    >>> v = solve(GameState.from_code("KL1-D1N-AAAAAAG"), budget_s=5)
+    >>> isinstance(v, Solved) and replay_wins(GameState.from_code("KL1-D1N-AAAAAAG"), v.actions)
+    True
+
+    ``budget_s`` bounds the wall time and ``max_nodes`` the positions searched; when either
+    runs out the answer is :class:`Unknown`. The state itself is not changed.
+
+    :raises SolverError: a found line failed the engine check (a bug, never expected).
+    """
+    t0 = time.perf_counter()
+    if state.is_won:
+        return Solved([], 0, 0.0)
+    if state.is_over:
+        return Unwinnable(0, 0.0)
+    s = _Solver(state)
+    try:
+        line = _schedule(s, t0, budget_s, max_nodes)
+    except _OutOfBudget:
+        return Unknown(s.nodes, time.perf_counter() - t0)
+    if line is None:
+        return Unwinnable(s.nodes, time.perf_counter() - t0)
+    actions = _expand(state, line)
+    return Solved(actions, s.nodes, time.perf_counter() - t0)
+
+
+_PHASES: Final = ((0, 0.15), (1, 0.5), (0, 1.0))
+"""(search, share of the budget it may use until): depth-first first (most deals fall
+fast), then best-first (rescues the deals where an early choice sends depth-first astray),
+then depth-first again, resumed where it stopped."""
+
+
+def _schedule(s: _Solver, t0: float, budget_s: float, max_nodes: int | None) -> list[_Macro] | None:
+    """Run the searches in turns; the first to finish decides.
+
+    :raises _OutOfBudget: neither finished in time.
+    """
+    searches = (s.dfs(), s.best_first())
+    limit = max_nodes if max_nodes is not None else _UNLIMITED
+    clock = time.perf_counter
+    for which, share in _PHASES:
+        gen = searches[which]
+        until = t0 + budget_s * share
+        node_until = limit * share
+        try:
+            while clock() < until and s.nodes < node_until:
+                next(gen)
+        except StopIteration as stop:
+            result: list[_Macro] | None = stop.value
+            return result
+    raise _OutOfBudget
+
+
+def replay_wins(state: GameState, actions: Iterable[PlainAction]) -> bool:
+    """True when ``actions`` applied to a copy of ``state`` win the game (and nothing is left
+    over after the win)."""
+    g = state.copy()
+    for a in actions:
+        if g.is_won:
+            return False
+        try:
+            g.apply(a)
+        except IllegalMoveError:
+            return False
+    return g.is_won
+
+
+# -- hints ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """The suggested next action; ``source`` says where it comes from.
+
+    ``"solver"``: the first action of a winning line. ``"heuristic"``: no line within the
+    budget (or the deal is lost), so a productive move by simple rules. ``"none"``: nothing
+    productive is left (``action`` is None) - never a suggestion to cycle the stock forever.
+    """
+
+    action: PlainAction | None
+    source: Literal["solver", "heuristic", "none"]
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The API's ``hint`` object (the action in notation, or None)."""
+        return {
+            "action": None if self.action is None else format_action(self.action),
+            "source": self.source,
+            "reason": self.reason,
+        }
+
+
+def hint(state: GameState, *, budget_s: float = 0.5) -> Hint:
+    """The next action to play from ``state``.
+
+    >>> h = hint(GameState.from_code("KL1-D1N-AAAAAAG"))
+    >>> h.source in ("solver", "heuristic")
+    True
+    """
+    if state.is_over:
+        return Hint(None, "none", "the game is over")
+    v = solve(state, budget_s=budget_s)
+    if isinstance(v, Solved) and v.actions:
+        return Hint(v.actions[0], "solver", "leads to a win")
+    lost = isinstance(v, Unwinnable)
+    a, why = _heuristic(state)
+    if a is None:
+        return Hint(None, "none", "the deal can no longer be won" if lost else why)
+    if lost:
+        why += " (the deal can no longer be won)"
+    return Hint(a, "heuristic", why)
+
+
+def _heuristic(state: GameState) -> tuple[PlainAction | None, str]:
+    """A productive legal action by simple rules, or None with the reason."""
+    raw = state.raw()
+    legal = state.legal_moves()
+    moves = [m for m in legal if isinstance(m, Move)]
+    found = raw.foundations
+    for m in moves:
+        if m.dst.startswith("f") and m.src != "waste":
+            col = raw.tableau[int(m.src[1:]) - 1]
+            return m, f"{_name(col[-1])} goes to its foundation"
+    for m in moves:
+        if m.dst.startswith("f") and m.src == "waste":
+            return m, f"{_name(raw.waste[-1])} goes to its foundation"
+    best: tuple[int, Move] | None = None
+    for m in moves:
+        if m.src.startswith("t") and m.dst.startswith("t"):
+            c = int(m.src[1:]) - 1
+            col, d = raw.tableau[c], raw.down[c]
+            if len(col) - m.count == d and d > 0 and (best is None or d > best[0]):
+                best = (d, m)
+    if best is not None:
+        return best[1], "turns a face-down card up"
+    for m in moves:
+        if m.src == "waste" and m.dst.startswith("t"):
+            return m, f"plays {_name(raw.waste[-1])} from the waste"
+    for m in moves:
+        if m.src.startswith("t") and m.dst.startswith("t"):
+            c = int(m.src[1:]) - 1
+            col, d = raw.tableau[c], raw.down[c]
+            k = len(col) - m.count
+            if k == d and k > 0 and not raw.tableau[int(m.dst[1:]) - 1]:
+                return m, "moves a king to the empty column"
+    # Draw only when a card further in the stock (or after a recycle) can be played.
+    if DRAW in legal or RECYCLE in legal:
+        s = _Solver(state)
+        s.talon_is_set = False
+        cols, talon, pos, passes, _ = s.start
+        tops = {col[-1] for col in cols if len(col) > 1}
+        empty = any(len(col) == 1 for col in cols)
+        for i, _rec in s._reach(talon, pos, passes):
+            if i == pos - 1:
+                continue
+            x = talon[i]
+            if (
+                found[x // 13] == x % 13
+                or any(p in tops for p in _PARENTS[x])
+                or (x % 13 == 12 and empty)
+            ):
+                a = DRAW if DRAW in legal else RECYCLE
+                return a, f"{'draws' if a is DRAW else 'recycles'} towards {_name(x)}"
+    return None, "no productive move is left"
+
+
+def _name(x: int) -> str:
+    from .cards import CARD_NAMES
+
+    return CARD_NAMES[x]
+
+
+# -- post-game analysis -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Where a game went wrong.
+
+    ``status``:
+
+    * ``"won"``: the game was won.
+    * ``"still_winnable"``: the last position reached can still be won (``winning_line``).
+    * ``"point_of_no_return"``: ``point_of_no_return`` is the index in the original log of
+      the action after which the deal could no longer be won (``notation`` is that action);
+      ``winning_line`` wins from the position just before it.
+    * ``"unwinnable_from_start"``: no play wins this deal.
+    * ``"inconclusive"``: the solver ran out of budget on a position that mattered; the known
+      bounds are in ``last_winnable`` / ``first_lost`` (effective-line indices) and nothing is
+      claimed beyond them.
+    """
+
+    status: Literal[
+        "won", "still_winnable", "point_of_no_return", "unwinnable_from_start", "inconclusive"
+    ]
+    point_of_no_return: int | None
+    notation: str | None
+    winning_line: list[PlainAction]
+    winning_line_after: int | None
+    effective_actions: int
+    solver_calls: int
+    message: str
+    last_winnable: int | None = None
+    first_lost: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON for the API; actions in notation."""
+        return {
+            "status": self.status,
+            "point_of_no_return": self.point_of_no_return,
+            "notation": self.notation,
+            "winning_line": [format_action(a) for a in self.winning_line],
+            "winning_line_after": self.winning_line_after,
+            "effective_actions": self.effective_actions,
+            "solver_calls": self.solver_calls,
+            "message": self.message,
+        }
+
+
+def effective_line(
+    deal: Deal, rules: Rules, actions: Sequence[Action | str | Mapping[str, Any]]
+) -> list[tuple[GameState, int]]:
+    """The positions the game actually went through, undos resolved: ``(state, i)`` pairs,
+    ``i`` the index in ``actions`` of the action that led there (-1 for the deal).
+
+    :raises IllegalMoveError, NotationError: a log the engine refuses.
+    """
+    g = GameState.new(deal, rules)
+    line: list[tuple[GameState, int]] = [(g.copy(), -1)]
+    for i, item in enumerate(actions):
+        a = log_action(item)
+        if isinstance(a, Auto):
+            continue  # the engine plays it itself, with the action that set it off
+        if isinstance(a, Resign):
+            break
+        if isinstance(a, Undo):
+            g.undo()
+            if len(line) > 1:
+                line.pop()
+            continue
+        g.apply(a)
+        line.append((g.copy(), i))
+        if g.is_over:
+            break
+    return line
+
+
+def analyse(
+    deal: Deal,
+    rules: Rules,
+    actions: Sequence[Action | str | Mapping[str, Any]],
+    *,
+    budget_s_per_position: float = 5.0,
+) -> Analysis:
+    """Find the point of no return of a played game.
+
+    Winnability never comes back along a line of play, so a binary search over the effective
+    line (undos resolved) finds the first action after which no win is left.
+
+    >>> a = analyse(Deal.from_number(6), Rules(), ["draw", "undo"], budget_s_per_position=2)
+    >>> a.status in ("still_winnable", "unwinnable_from_start", "inconclusive")
+    True
+
+    :raises IllegalMoveError, NotationError: a log the engine refuses.
+    """
+    line = effective_line(deal, rules, actions)
+    n = len(line)
+    calls = 0
+    verdicts: dict[int, Verdict] = {}
+
+    def probe(j: int) -> Verdict:
+        nonlocal calls
+        if j not in verdicts:
+            calls += 1
+            verdicts[j] = solve(line[j][0], budget_s=budget_s_per_position)
+        return verdicts[j]
+
+    def notation(j: int) -> str:
+        return format_action(log_action(actions[line[j][1]]))
+
+    if line[-1][0].is_won:
+        return Analysis("won", None, None, [], None, n - 1, 0, "the game was won")
+    last = probe(n - 1)
+    if isinstance(last, Solved):
+        return Analysis(
+            "still_winnable",
+            None,
+            None,
+            last.actions,
+            line[-1][1],
+            n - 1,
+            calls,
+            "the last position reached can still be won",
+        )
+    first = probe(0)
+    if isinstance(first, Unwinnable):
+        return Analysis(
+            "unwinnable_from_start",
+            None,
+            None,
+            [],
+            None,
+            n - 1,
+            calls,
+            "no play wins this deal: there is no point of no return",
+        )
+    if not isinstance(first, Solved):
+        return Analysis(
+            "inconclusive",
+            None,
+            None,
+            [],
+            None,
+            n - 1,
+            calls,
+            "the solver could not decide the deal within its budget",
+        )
+    lo, hi = 0, n - 1  # lo winnable; hi lost or unknown
+    hi_known = not isinstance(last, Unknown)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        v = probe(mid)
+        if isinstance(v, Solved):
+            lo = mid
+        elif isinstance(v, Unwinnable):
+            hi, hi_known = mid, True
+        else:
+            # An unknown in the middle: try the rest of the window before giving up.
+            hi_known = False
+            break
+    good = verdicts[lo]
+    assert isinstance(good, Solved)
+    if hi - lo == 1 and hi_known:
+        return Analysis(
+            "point_of_no_return",
+            line[hi][1],
+            notation(hi),
+            good.actions,
+            line[lo][1],
+            n - 1,
+            calls,
+            f"after {notation(hi)} (action {line[hi][1]}) the deal can no longer be won",
+            lo,
+            hi,
+        )
+    return Analysis(
+        "inconclusive",
+        None,
+        None,
+        good.actions,
+        line[lo][1],
+        n - 1,
+        calls,
+        "the solver could not decide every position it needed within its budget",
+        lo,
+        hi if hi_known else None,
+    )
+
+
+# -- command line -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRow:
+    """One deal of a batch run."""
+
+    number: int
+    verdict: str
+    elapsed_s: float
+    nodes: int
+    length: int
+
+
+def _batch_one(job: tuple[int, int, str, float]) -> BatchRow:
+    number, draw, preset, budget = job
+    g = GameState.new(Deal.from_number(number), Rules.from_preset(draw, preset))
+    t0 = time.perf_counter()
+    v = solve(g, budget_s=budget)
+    dt = time.perf_counter() - t0
+    n = len(v.actions) if isinstance(v, Solved) else 0
+    if isinstance(v, Solved) and not replay_wins(g, v.actions):
+        raise SolverError(f"deal {number}: the solution does not replay to a win")
+    return BatchRow(number, v.verdict, dt, v.nodes, n)
+
+
+def batch(
+    numbers: Iterable[int], *, draw: int, preset: str, budget_s: float, jobs: int | None = None
+) -> list[BatchRow]:
+    """Solve many deals, one process per core (``jobs``), rows in deal order."""
+    work = [(n, draw, preset, budget_s) for n in numbers]
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1:
+        return [_batch_one(w) for w in work]
+    import multiprocessing
+
+    with multiprocessing.Pool(jobs) as pool:
+        rows = list(pool.imap_unordered(_batch_one, work, chunksize=1))
+    rows.sort(key=lambda r: r.number)
+    return rows
+
+
+def _pct(xs: Sequence[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
+
+
+def summarize(rows: Sequence[BatchRow]) -> dict[str, float]:
+    """Shares and time percentiles of a batch."""
+    n = len(rows) or 1
+    times = [r.elapsed_s for r in rows]
+    won = [r.elapsed_s for r in rows if r.verdict == "solved"]
+    return {
+        "deals": len(rows),
+        "solved": sum(r.verdict == "solved" for r in rows) / n,
+        "unwinnable": sum(r.verdict == "unwinnable" for r in rows) / n,
+        "unknown": sum(r.verdict == "unknown" for r in rows) / n,
+        "median_s": statistics.median(times) if times else float("nan"),
+        "p95_s": _pct(times, 0.95),
+        "median_won_s": statistics.median(won) if won else float("nan"),
+        "p95_won_s": _pct(won, 0.95),
+    }
+
+
+def format_summary(label: str, s: Mapping[str, float]) -> str:
+    """One table row: label, deals, shares, median and p95 times."""
+    return (
+        f"| {label} | {int(s['deals'])} | {100 * s['solved']:.1f} % | "
+        f"{100 * s['unwinnable']:.1f} % | {100 * s['unknown']:.1f} % | "
+        f"{s['median_s']:.3f} s | {s['p95_s']:.2f} s | {s['median_won_s']:.3f} s | "
+        f"{s['p95_won_s']:.2f} s |"
+    )
+
+
+SUMMARY_HEADER = (
+    "| run | deals | solved | unwinnable | unknown | median | p95 | median (won) | p95 (won) |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def main_solve(argv: list[str]) -> int:
+    """``solve CODE [--budget S] [--moves]`` or
+    ``solve --batch FROM TO --preset N --draw 1 [--budget S] [--jobs N]``.
+
+    Returns the exit status (0 done, 2 bad arguments).
+    """
+    if argv and argv[0] == "solve":
+        argv = argv[1:]
+    ap = argparse.ArgumentParser(prog="python -m games.engine solve", description=__doc__)
+    ap.add_argument("code", nargs="?", help="a deal code, e.g. KL1-D1N-AAAAAAG")
+    ap.add_argument("--budget", type=float, default=10.0, help="seconds per deal")
+    ap.add_argument("--moves", action="store_true", help="print the winning line")
+    ap.add_argument("--batch", nargs=2, type=int, metavar=("FROM", "TO"))
+    ap.add_argument("--preset", default="N")
+    ap.add_argument("--draw", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=None)
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    if args.batch:
+        a, b = args.batch
+        try:
+            Rules.from_preset(args.draw, args.preset)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        t0 = time.perf_counter()
+        rows = batch(
+            range(a, b + 1),
+            draw=args.draw,
+            preset=args.preset.upper(),
+            budget_s=args.budget,
+            jobs=args.jobs,
+        )
+        label = f"D{args.draw}{args.preset.upper()} {a}-{b} @{args.budget:g}s"
+        print(SUMMARY_HEADER)
+        print(format_summary(label, summarize(rows)))
+        print(f"wall time {time.perf_counter() - t0:.1f} s")
+        return 0
+    if not args.code:
+        print("error: give a deal code or --batch FROM TO", file=sys.stderr)
+        return 2
+    try:
+        code = DealCode.parse(args.code)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    g = GameState.from_code(code)
+    v = solve(g, budget_s=args.budget)
+    if isinstance(v, Solved):
+        print(f"{code}: solved, {len(v.actions)} actions, {v.nodes} nodes, {v.elapsed_s:.2f} s")
+        if args.moves:
+            print(" ".join(format_action(x) for x in v.actions))
+    elif isinstance(v, Unwinnable):
+        print(f"{code}: unwinnable (proven), {v.nodes} nodes, {v.elapsed_s:.2f} s")
+    else:
+        print(
+            f"{code}: unknown (budget {args.budget:g} s ran out), {v.nodes} nodes, "
+            f"{v.elapsed_s:.2f} s"
+        )
+    return 0

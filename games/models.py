@@ -1,0 +1,242 @@
+"""Deals, games and their append-only action logs.
+
+Everything about a game is derived from its `Deal` and its `Action` rows by replaying them
+through `games.engine`; the counters cached on `Game` (score, moves, seq, the snapshot) exist
+for speed and are checked against a full replay when the game ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+
+class Deal(models.Model):
+    """A deal number of a code scheme, with its full initial layout stored as data.
+
+    The layout is kept even though the number determines it, so that a game survives any
+    future change of the shuffle algorithm (rules §8).
+    """
+
+    scheme = models.PositiveSmallIntegerField(default=1)
+    number = models.BigIntegerField()
+    layout = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scheme", "number"], name="games_deal_scheme_number"),
+            models.CheckConstraint(
+                condition=models.Q(number__gte=0, number__lt=26**7),
+                name="games_deal_number_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"KL{self.scheme} deal {self.number}"
+
+
+class Game(models.Model):
+    """One player's game on one deal under one rule set."""
+
+    class Kind(models.TextChoices):
+        CASUAL = "casual"
+        DAILY = "daily"
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        WON = "won"
+        RESIGNED = "resigned"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="games"
+    )
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="games")
+    draw = models.PositiveSmallIntegerField()
+    preset = models.CharField(max_length=1)
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.CASUAL)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
+
+    # Cached from the engine after every action; the log stays the source of truth.
+    seq = models.PositiveIntegerField(default=0)
+    moves = models.PositiveIntegerField(default=0)
+    score = models.IntegerField(null=True)
+    undos = models.PositiveIntegerField(default=0)
+    passes_used = models.PositiveIntegerField(default=0)
+    foundations = models.PositiveSmallIntegerField(default=0)
+    snapshot = models.BinaryField()
+
+    # A ranked daily attempt: the user's first game on that daily deal (one per user and deal).
+    daily = models.ForeignKey(
+        "DailyDeal", on_delete=models.PROTECT, null=True, blank=True, related_name="games"
+    )
+    # The score that ranks a daily attempt: a card returned from a foundation earns nothing
+    # the next time it is placed there. Set when the game ends.
+    leaderboard_score = models.IntegerField(null=True, blank=True)
+    # Set by the integrity job; a flagged game leaves the ranking until an admin clears it.
+    flag_reason = models.CharField(max_length=200, blank=True, default="")
+    flag_cleared = models.BooleanField(default=False)
+
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    elapsed_ms = models.BigIntegerField(null=True, blank=True)  # set when the game ends
+    analysis = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(draw__in=(1, 3)), name="games_game_draw"),
+            models.CheckConstraint(
+                condition=models.Q(preset__in=("N", "V", "C", "R")), name="games_game_preset"
+            ),
+            models.UniqueConstraint(fields=["user", "daily"], name="games_game_one_ranked_attempt"),
+            models.CheckConstraint(
+                condition=models.Q(status="playing", finished_at__isnull=True)
+                | (~models.Q(status="playing") & models.Q(finished_at__isnull=False)),
+                name="games_game_finished_iff_over",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["user", "-id"], name="games_game_user_recent"),
+            models.Index(fields=["user", "status"], name="games_game_user_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"game {self.pk} of {self.user_id}"
+
+    @property
+    def is_over(self) -> bool:
+        return self.status != self.Status.PLAYING
+
+    @property
+    def is_flagged(self) -> bool:
+        return bool(self.flag_reason) and not self.flag_cleared
+
+
+class ActionQuerySet(models.QuerySet["Action"]):
+    def update(self, **kwargs: Any) -> int:
+        raise TypeError("the action log is append-only: rows are never updated")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise TypeError("the action log is append-only: rows are never deleted")
+
+
+class Action(models.Model):
+    """One entry of a game's append-only log: the resolved action in the engine's notation.
+
+    `seq` counts from 1; automatic moves (preset R's auto-finish) get rows of their own.
+    The database refuses UPDATE and DELETE on this table (triggers, see the migrations).
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="actions")
+    seq = models.PositiveIntegerField()
+    notation = models.CharField(max_length=32)
+    score_after = models.IntegerField(null=True)
+    at_ms = models.BigIntegerField()
+
+    objects = ActionQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="games_action_game_seq"),
+            models.CheckConstraint(condition=models.Q(seq__gte=1), name="games_action_seq_min"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}#{self.seq} {self.notation}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise TypeError("the action log is append-only: a saved action never changes")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise TypeError("the action log is append-only: rows are never deleted")
+
+
+class DailyDeal(models.Model):
+    """One daily challenge: the deal of one mode (`D1N`, `D3N`, ...) on one UTC day.
+
+    The deal is proven winnable by the solver before it is published; `par` is the length
+    of the solver's solution. While the day is open only `commitment` = sha256("code|salt")
+    is public; `code` and `salt` are published when the board is final.
+    """
+
+    date = models.DateField()
+    mode = models.CharField(max_length=3)
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="dailies")
+    salt = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64)
+    par = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    ranked_at = models.DateTimeField(null=True, blank=True)
+    entries_count = models.PositiveIntegerField(default=0)  # as of the last ranking
+    finalized_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["date", "mode"], name="games_daily_date_mode"),
+        ]
+        ordering = ["-date", "mode"]
+
+    def __str__(self) -> str:
+        return f"daily {self.date} {self.mode}"
+
+    @property
+    def draw(self) -> int:
+        return int(self.mode[1])
+
+    @property
+    def preset(self) -> str:
+        return self.mode[2]
+
+    @property
+    def is_final(self) -> bool:
+        return self.finalized_at is not None
+
+
+class LeaderboardEntry(models.Model):
+    """The rank snapshot of one daily board, rebuilt as a whole by the ranking job."""
+
+    daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="entries")
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="leaderboard_entry")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    rank = models.PositiveIntegerField()  # equal keys share a rank: 1, 2, 2, 4
+    position = models.PositiveIntegerField()  # 1, 2, 3, 4: the row's place, for paging
+    won = models.BooleanField()
+    score = models.IntegerField(null=True)  # the leaderboard score; None without scoring
+    moves = models.PositiveIntegerField()
+    undos = models.PositiveIntegerField()
+    elapsed_ms = models.BigIntegerField()
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["daily", "position"], name="games_lb_daily_position"),
+            models.Index(fields=["daily", "user"], name="games_lb_daily_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.rank} {self.user_id} on {self.daily_id}"
+
+
+class DailyStreak(models.Model):
+    """A player's daily-win streaks in one mode, counted in UTC days."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="streaks"
+    )
+    mode = models.CharField(max_length=3)
+    current = models.PositiveIntegerField(default=0)
+    longest = models.PositiveIntegerField(default=0)
+    last_win = models.DateField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "mode"], name="games_streak_user_mode"),
+        ]
+        indexes = [models.Index(fields=["mode", "-longest"], name="games_streak_longest")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.mode}: {self.current}/{self.longest}"

@@ -1,0 +1,240 @@
+"""Game reads: what a caller may see, in the shapes the API sends."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Count, Max, Min, Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import User
+from config.api import ForbiddenError
+from games import engine
+from games.engine import solver
+from games.errors import GameNotFoundError, GameOverError
+from games.models import Action, DailyStreak, Game
+from games.services import game_code, game_rules, game_state
+
+HINT_BUDGET_S = 0.5
+
+
+def _visible_to(game: Game, user: User | AnonymousUser) -> bool:
+    """Who may look at a game (api.md, "Replays"): the owner at any time; anyone once it is
+    over; but while a daily challenge's day is open, only players who have finished their own
+    ranked attempt of that deal."""
+    if game.user_id == user.pk:
+        return True
+    if not game.is_over:
+        return False
+    if game.daily is None or game.daily.is_final:
+        return True
+    return (
+        user.is_authenticated
+        and Game.objects.filter(daily_id=game.daily_id, user=user)
+        .exclude(status=Game.Status.PLAYING)
+        .exists()
+    )
+
+
+def game_get_for_owner(*, game_id: int, user: User) -> Game:
+    """The caller's own game.
+
+    :raises GameNotFoundError: no such game of this user.
+    """
+    game = Game.objects.select_related("deal", "daily").filter(pk=game_id, user=user).first()
+    if game is None:
+        raise GameNotFoundError("No such game.")
+    return game
+
+
+def game_get_visible(*, game_id: int, user: User | AnonymousUser) -> Game:
+    """A game the caller may look at (see `_visible_to`).
+
+    :raises GameNotFoundError: no such game, or one the caller may not see.
+    """
+    game = Game.objects.select_related("deal", "daily").filter(pk=game_id).first()
+    if game is None or not _visible_to(game, user):
+        raise GameNotFoundError("No such game.")
+    return game
+
+
+def game_code_visible(*, game: Game) -> str | None:
+    """The deal code, or None while it must stay secret (an open daily deal)."""
+    if game.daily is not None and not game.daily.is_final:
+        return None
+    return str(game_code(game))
+
+
+def game_elapsed_ms(*, game: Game) -> int:
+    """Server time from the start to the end of the game (or to now while it is played)."""
+    if game.elapsed_ms is not None:
+        return game.elapsed_ms
+    return max(0, int((timezone.now() - game.started_at).total_seconds() * 1000))
+
+
+def game_summary(*, game: Game) -> dict[str, Any]:
+    """The game resource without the position (for lists)."""
+    rules = game_rules(game)
+    return {
+        "id": game.pk,
+        "code": game_code_visible(game=game),
+        "kind": game.kind,
+        "rules": rules.to_dict(),
+        "status": game.status,
+        "seq": game.seq,
+        "moves": game.moves,
+        "score": game.score,
+        "score_display": engine.format_score(rules, game.score),
+        "passes_used": game.passes_used,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+        "elapsed_ms": game_elapsed_ms(game=game),
+    }
+
+
+def game_detail(*, game: Game, state: engine.GameState | None = None) -> dict[str, Any]:
+    """The full game resource of the API spec: summary, `can_undo` and the public position."""
+    state = state or game_state(game)
+    return {
+        **game_summary(game=game),
+        "can_undo": state.can_undo,
+        "state": engine.public_view(state),
+    }
+
+
+def game_list_for_user(*, user: User) -> QuerySet[Game]:
+    """The user's games, newest first."""
+    return Game.objects.filter(user=user).select_related("deal", "daily").order_by("-id")
+
+
+def game_replay_visible(*, game_id: int, user: User | AnonymousUser) -> Game:
+    """A finished game whose replay the caller may see (see `_visible_to`).
+
+    :raises GameNotFoundError: no such game, still in play, or not visible to the caller.
+    """
+    game = Game.objects.select_related("deal", "daily").filter(pk=game_id).first()
+    if game is None or not game.is_over or not _visible_to(game, user):
+        raise GameNotFoundError("No such game, or its replay is not available yet.")
+    return game
+
+
+def game_log(*, game: Game) -> list[Action]:
+    """The game's whole action log, in order."""
+    return list(Action.objects.filter(game=game).order_by("seq"))
+
+
+def game_replay(*, game: Game) -> dict[str, Any]:
+    """The replay document: code, rules, full initial layout, the log, the result."""
+    log = game_log(game=game)
+    return {
+        "id": game.pk,
+        "code": game_code_visible(game=game),
+        "rules": game_rules(game).to_dict(),
+        "deal": game.deal.layout,
+        "actions": [
+            {
+                "seq": row.seq,
+                "action": engine.action_to_dict(engine.parse_action(row.notation)),
+                "notation": row.notation,
+                "score_after": row.score_after,
+                "at_ms": row.at_ms,
+            }
+            for row in log
+        ],
+        "result": {
+            "status": game.status,
+            "won": game.status == Game.Status.WON,
+            "score": game.score,
+            "score_display": engine.format_score(game_rules(game), game.score),
+            "moves": game.moves,
+            "undos": game.undos,
+            "elapsed_ms": game_elapsed_ms(game=game),
+        },
+        "analysis": game.analysis,
+    }
+
+
+def game_hint(*, game: Game) -> dict[str, Any]:
+    """The next action of a solution from the current position, or a heuristic move, or
+    `null` when nothing productive is left.
+
+    :raises GameOverError: the game is over.
+    :raises ForbiddenError: a ranked daily attempt (no hints there).
+    """
+    if game.daily_id is not None:
+        raise ForbiddenError("No hints in a ranked daily attempt.")
+    if game.is_over:
+        raise GameOverError(f"The game is over ({game.status}); there is nothing to hint.")
+    hint = solver.hint(game_state(game), budget_s=HINT_BUDGET_S)
+    return {
+        "move": engine.action_to_dict(hint.action) if hint.action is not None else None,
+        "source": hint.source,
+    }
+
+
+def game_export_for_user(*, user: User) -> Iterator[dict[str, Any]]:
+    """Every finished game of the user with its log, oldest first, one document at a time."""
+    finished = (
+        Game.objects.filter(user=user)
+        .exclude(status=Game.Status.PLAYING)
+        .select_related("deal", "daily")
+        .order_by("id")
+    )
+    for game in finished.iterator(chunk_size=200):
+        yield game_replay(game=game)
+
+
+def game_replay_text(*, game: Game) -> str:
+    """The replay as text: a header of comments, then one action per line in the notation."""
+    code = game_code_visible(game=game)
+    header = [
+        f"# Klondike Daily game {game.pk}",
+        f"# deal {code}" if code else "# deal hidden until the daily board is final",
+        f"# result {game.status}, score {engine.format_score(game_rules(game), game.score)},"
+        f" {game.moves} moves",
+    ]
+    lines = [row.notation for row in game_log(game=game)]
+    return "\n".join([*header, *lines]) + "\n"
+
+
+def _stats_row(played: int, won: int, **bests: Any) -> dict[str, Any]:
+    return {
+        "played": played,
+        "won": won,
+        "win_rate": round(won / played, 4) if played else 0.0,
+        **bests,
+    }
+
+
+def user_game_stats(*, user: User) -> dict[str, Any]:
+    """A player's finished games: played and won, win rate, best score, fewest moves to win
+    and fastest win, overall and per mode (`D1N`, `D3V`, ...), by aggregate queries.
+
+    Points and dollars do not compare, so the overall best score is the best Normal score.
+    """
+    finished = Game.objects.filter(user=user).exclude(status=Game.Status.PLAYING)
+    won = Q(status=Game.Status.WON)
+    aggregates = {
+        "played": Count("id"),
+        "won": Count("id", filter=won),
+        "fewest_moves": Min("moves", filter=won),
+        "fastest_win_ms": Min("elapsed_ms", filter=won),
+    }
+    totals = finished.aggregate(**aggregates, best_score=Max("score", filter=Q(preset="N")))
+    per_mode = (
+        finished.values("draw", "preset")
+        .annotate(**aggregates, best_score=Max("score"))
+        .order_by("draw", "preset")
+    )
+    modes = {f"D{row.pop('draw')}{row.pop('preset')}": _stats_row(**row) for row in per_mode}
+    return {**_stats_row(**totals), "modes": modes}
+
+
+def user_streaks(*, user: User) -> dict[str, dict[str, int]]:
+    """The user's current and longest daily-win streak per mode."""
+    return {
+        s.mode: {"current": s.current, "longest": s.longest}
+        for s in DailyStreak.objects.filter(user=user).order_by("mode")
+    }

@@ -1,0 +1,158 @@
+"""Shapes of the games API, for validation and for the OpenAPI schema.
+
+Responses are built by the selectors as plain dicts already in the API's shape; the output
+serializers here describe them for the schema and are not run on the hot path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from config.fields import StrictCharField, StrictIntegerField
+from games import engine
+
+
+class RulesSerializer(serializers.Serializer[dict[str, Any]]):
+    draw = serializers.IntegerField()
+    preset = serializers.CharField()
+    passes = serializers.IntegerField(allow_null=True)
+    foundation_return = serializers.BooleanField()
+    auto_finish = serializers.BooleanField()
+    scoring = serializers.ChoiceField(choices=["normal", "vegas", "none"])
+
+
+class PublicStateSerializer(serializers.Serializer[dict[str, Any]]):
+    stock = serializers.IntegerField(help_text="Cards left in the stock (their order is secret).")
+    waste = serializers.ListField(child=serializers.CharField(), help_text="Bottom first.")
+    foundations = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()), help_text="f1..f4: ♠ ♥ ♦ ♣."
+    )
+    tableau = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField(allow_null=True)),
+        help_text="t1..t7, bottom first; null is a face-down card.",
+    )
+
+
+class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    code = serializers.CharField(allow_null=True)
+    kind = serializers.ChoiceField(choices=["casual", "daily"])
+    rules = RulesSerializer()
+    status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
+    seq = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    score = serializers.IntegerField(allow_null=True)
+    score_display = serializers.CharField()
+    passes_used = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    elapsed_ms = serializers.IntegerField()
+
+
+class GameSerializer(GameSummarySerializer):
+    can_undo = serializers.BooleanField()
+    state = PublicStateSerializer()
+
+
+class ActionBodySerializer(serializers.Serializer[dict[str, Any]]):
+    """An action as the API spec writes it; `from` is a Python keyword, hence get_fields."""
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        return {
+            "action": serializers.ChoiceField(
+                choices=["draw", "recycle", "move", "tap", "double_tap", "undo", "resign"]
+            ),
+            "from": serializers.CharField(required=False, help_text="stock, waste, f1-f4, t1-t7"),
+            "to": serializers.CharField(required=False, help_text="f1-f4, t1-t7, or f"),
+            "count": serializers.IntegerField(required=False, min_value=1, max_value=13),
+            "card": serializers.CharField(required=False, help_text="e.g. 9H"),
+        }
+
+
+class LoggedActionSerializer(serializers.Serializer[dict[str, Any]]):
+    seq = serializers.IntegerField()
+    action = ActionBodySerializer()
+    notation = serializers.CharField()
+    score_after = serializers.IntegerField(allow_null=True)
+    at_ms = serializers.IntegerField()
+
+
+class ReplayResultSerializer(serializers.Serializer[dict[str, Any]]):
+    status = serializers.CharField()
+    won = serializers.BooleanField()
+    score = serializers.IntegerField(allow_null=True)
+    score_display = serializers.CharField()
+    moves = serializers.IntegerField()
+    undos = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField()
+
+
+class ReplaySerializer(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    code = serializers.CharField(allow_null=True)
+    rules = RulesSerializer()
+    deal = serializers.JSONField(help_text="The full initial layout: every card.")
+    actions = LoggedActionSerializer(many=True)
+    result = ReplayResultSerializer()
+    analysis = serializers.JSONField(allow_null=True)
+
+
+class StartGameSerializer(serializers.Serializer[dict[str, Any]]):
+    """Either `code`, or `draw` and `preset` for a random deal."""
+
+    code = StrictCharField(required=False, max_length=32)
+    draw = StrictIntegerField(required=False)
+    preset = StrictCharField(required=False, max_length=1)
+
+    def validate_draw(self, value: int) -> int:
+        if value not in (1, 3):
+            raise serializers.ValidationError("Draw 1 or draw 3.")
+        return value
+
+    def validate_preset(self, value: str) -> str:
+        preset = value.upper()
+        if preset not in ("N", "V", "C", "R"):
+            raise serializers.ValidationError("A preset is N, V, C or R.")
+        return preset
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        has_code = "code" in attrs
+        has_random = "draw" in attrs or "preset" in attrs
+        if has_code == has_random:
+            raise serializers.ValidationError("Give either a deal code, or draw and preset.")
+        if has_random and not ("draw" in attrs and "preset" in attrs):
+            raise serializers.ValidationError("A random deal needs both draw and preset.")
+        return attrs
+
+
+class ActionInputSerializer(ActionBodySerializer):
+    """The body of POST .../actions: `seq` plus an action.
+
+    The declared fields describe the body for the schema; validation is the engine's own
+    strict parser (`games.engine.action_from_dict`), so the rules for a well-formed action
+    live in one place.
+    """
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        return {"seq": StrictIntegerField(min_value=0), **super().get_fields()}
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise serializers.ValidationError({"non_field_errors": ["An action is a JSON object."]})
+        seq = data.get("seq")
+        if type(seq) is not int or seq < 0:
+            raise serializers.ValidationError(
+                {"seq": ["Required: the number of actions you have seen, an integer >= 0."]}
+            )
+        try:
+            action = engine.action_from_dict(data)
+        except engine.ActionDataError as exc:
+            raise serializers.ValidationError({"action": [str(exc)]}) from None
+        return {"seq": seq, "action": action}
+
+
+class HintSerializer(serializers.Serializer[dict[str, Any]]):
+    move = ActionBodySerializer(allow_null=True)
+    source = serializers.ChoiceField(choices=["solver", "heuristic", "none"])

@@ -1,0 +1,142 @@
+"""Games endpoints (API spec §Games, §Replays). Thin: validate, call one service or selector."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api import CounterThrottle, paginated_response
+from config.schema import paginated
+from games import selectors, services
+from games.serializers import (
+    ActionInputSerializer,
+    GameSerializer,
+    GameSummarySerializer,
+    HintSerializer,
+    ReplaySerializer,
+    StartGameSerializer,
+)
+
+
+class GameListCreateView(APIView):
+    class InputSerializer(StartGameSerializer):
+        pass
+
+    @extend_schema(
+        parameters=[OpenApiParameter("mine", OpenApiTypes.INT, enum=[1], required=False)],
+        responses=paginated(GameSummarySerializer, "PaginatedGameList"),
+    )
+    def get(self, request: Request) -> Response:
+        if request.query_params.get("mine", "1") != "1":
+            raise serializers.ValidationError({"mine": ["Only your own games are listed: mine=1."]})
+        return paginated_response(
+            request=request,
+            view=self,
+            queryset=selectors.game_list_for_user(user=request.user),
+            item=lambda game: selectors.game_summary(game=game),
+        )
+
+    @extend_schema(request=InputSerializer, responses={201: GameSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        game = services.game_start(user=request.user, **data.validated_data)
+        return Response(selectors.game_detail(game=game), status=status.HTTP_201_CREATED)
+
+
+class GameDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=GameSerializer)
+    def get(self, request: Request, game_id: int) -> Response:
+        game = selectors.game_get_visible(game_id=game_id, user=request.user)
+        return Response(selectors.game_detail(game=game))
+
+
+class GameActionView(APIView):
+    throttle_classes = [CounterThrottle]  # the hot path: one cache round trip
+    throttle_scope = "moves"
+
+    class InputSerializer(ActionInputSerializer):
+        def run_validators(self, value: Any) -> None:
+            """Nothing to run: `to_internal_value` (the engine's parser) checked everything.
+
+            DRF's pass here would build the six schema fields on every move just to look for
+            read-only defaults, which this serializer has none of.
+            """
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: GameSerializer,
+            409: OpenApiResponse(description="seq_mismatch (with `expected`) or game_over"),
+            422: OpenApiResponse(description="illegal_move: the message names the rule"),
+        },
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        game, state = services.game_action_apply(
+            game_id=game_id, user=request.user, **data.validated_data
+        )
+        return Response(selectors.game_detail(game=game, state=state))
+
+
+class GameHintView(APIView):
+    @extend_schema(
+        responses={
+            200: HintSerializer,
+            403: OpenApiResponse(description="no hints in a ranked daily attempt"),
+        }
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = selectors.game_get_for_owner(game_id=game_id, user=request.user)
+        return Response(selectors.game_hint(game=game))
+
+
+class GameReplayView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=ReplaySerializer)
+    def get(self, request: Request, game_id: int) -> Response:
+        game = selectors.game_replay_visible(game_id=game_id, user=request.user)
+        return Response(selectors.game_replay(game=game))
+
+
+class GameReplayTextView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
+    def get(self, request: Request, game_id: int) -> HttpResponse:
+        game = selectors.game_replay_visible(game_id=game_id, user=request.user)
+        return HttpResponse(
+            selectors.game_replay_text(game=game), content_type="text/plain; charset=utf-8"
+        )
+
+
+class GameExportView(APIView):
+    @extend_schema(
+        responses={
+            (200, "application/x-ndjson"): OpenApiResponse(
+                description="One JSON replay document per line, for every finished game."
+            )
+        }
+    )
+    def get(self, request: Request) -> StreamingHttpResponse:
+        def lines() -> Iterator[str]:
+            for document in selectors.game_export_for_user(user=request.user):
+                yield json.dumps(document, default=str, separators=(",", ":")) + "\n"
+
+        response = StreamingHttpResponse(lines(), content_type="application/x-ndjson")
+        response["Content-Disposition"] = 'attachment; filename="klondike-games.ndjson"'
+        return response

@@ -1,0 +1,78 @@
+"""Daily fixtures: a controlled clock, and finished ranked games made to order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+import time_machine
+
+from games.daily import services as daily_services
+from games.models import DailyDeal, Game
+
+DAY = date(2026, 11, 30)
+NEXT = date(2026, 12, 1)
+
+
+def at(day: date, hh: int, mm: int = 0, ss: int = 0) -> datetime:
+    """An aware UTC datetime on `day`."""
+    return datetime(day.year, day.month, day.day, hh, mm, ss, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock() -> Any:
+    """Travel to a UTC instant: `clock(at(DAY, 12))`; time stands still until moved again."""
+    travellers: list[Any] = []
+
+    def travel(when: datetime) -> None:
+        while travellers:
+            travellers.pop().stop()
+        traveller = time_machine.travel(when, tick=False)
+        traveller.start()
+        travellers.append(traveller)
+
+    yield travel
+    while travellers:
+        travellers.pop().stop()
+
+
+@pytest.fixture
+def daily(clock: Any, db: None) -> DailyDeal:
+    """Today's D1N challenge, at noon of DAY."""
+    clock(at(DAY, 12))
+    return daily_services.daily_deal_get_or_create(day=DAY, mode="D1N")
+
+
+@pytest.fixture
+def finished_attempt(make_user: Callable[..., Any]) -> Callable[..., Game]:
+    """A ranked attempt recorded as finished with the given figures (ranking tests)."""
+
+    def make(
+        daily: DailyDeal,
+        *,
+        username: str | None = None,
+        won: bool,
+        score: int,
+        moves: int,
+        elapsed_ms: int,
+        undos: int = 0,
+        finished_offset_ms: int = 0,
+    ) -> Game:
+        user, _ = make_user(username)
+        game, _ = daily_services.daily_start(user=user, day=daily.date, mode=daily.mode)
+        finished = game.started_at + timedelta(milliseconds=elapsed_ms + finished_offset_ms)
+        Game.objects.filter(pk=game.pk).update(
+            status="won" if won else "resigned",
+            score=score,
+            leaderboard_score=score,
+            moves=moves,
+            undos=undos,
+            elapsed_ms=elapsed_ms,
+            finished_at=finished,
+        )
+        game.refresh_from_db()
+        return game
+
+    return make

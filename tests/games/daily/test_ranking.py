@@ -1,0 +1,204 @@
+"""Ranking: the spec's order, shared ranks, `me`, paging around me, flags, streaks."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from games.daily import services as daily_services
+from games.models import DailyStreak, Game, LeaderboardEntry
+from tests.games.daily.conftest import DAY, at
+
+pytestmark = pytest.mark.django_db
+
+
+def _board(client, query=""):
+    return client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N{query}").json()
+
+
+def test_ranking_order_and_shared_ranks(daily, finished_attempt, api_client):
+    lost_high = finished_attempt(
+        daily, username="lost", won=False, score=900, moves=50, elapsed_ms=1000
+    )
+    slow = finished_attempt(
+        daily, username="slow", won=True, score=700, moves=120, elapsed_ms=90_000
+    )
+    tie_a = finished_attempt(
+        daily, username="tiea", won=True, score=700, moves=100, elapsed_ms=60_000
+    )
+    tie_b = finished_attempt(
+        daily, username="tieb", won=True, score=700, moves=100, elapsed_ms=60_000
+    )
+    best = finished_attempt(
+        daily, username="best", won=True, score=800, moves=130, elapsed_ms=99_000
+    )
+    # Equal keys: same finish instant too, so they share a rank.
+    Game.objects.filter(pk=tie_b.pk).update(finished_at=tie_a.finished_at)
+    assert daily_services.daily_rank(daily_id=daily.pk) == 5
+    entries = _board(api_client)["entries"]
+    assert [(e["user"], e["rank"]) for e in entries] == [
+        ("best", 1), ("tiea", 2), ("tieb", 2), ("slow", 4), ("lost", 5),
+    ]  # fmt: skip
+    assert entries[0]["game"] == best.pk and entries[0]["score_display"] == "800"
+    del lost_high, slow
+
+
+def test_earlier_finish_breaks_the_last_tie(daily, finished_attempt, api_client):
+    late = finished_attempt(
+        daily,
+        username="late",
+        won=True,
+        score=650,
+        moves=99,
+        elapsed_ms=5000,
+        finished_offset_ms=10,
+    )
+    early = finished_attempt(
+        daily, username="early", won=True, score=650, moves=99, elapsed_ms=5000
+    )
+    Game.objects.filter(pk=late.pk).update(finished_at=early.finished_at + timedelta(seconds=1))
+    daily_services.daily_rank(daily_id=daily.pk)
+    assert [(e["user"], e["rank"]) for e in _board(api_client)["entries"]] == [
+        ("early", 1),
+        ("late", 2),
+    ]
+
+
+def test_rank_is_idempotent(daily, finished_attempt):
+    for i in range(3):
+        finished_attempt(daily, won=bool(i % 2), score=100 * i, moves=50, elapsed_ms=1000 * i)
+    daily_services.daily_rank(daily_id=daily.pk)
+    first = list(
+        LeaderboardEntry.objects.order_by("position").values_list("game_id", "rank", "position")
+    )
+    daily_services.daily_rank(daily_id=daily.pk)
+    second = list(
+        LeaderboardEntry.objects.order_by("position").values_list("game_id", "rank", "position")
+    )
+    assert first == second and len(first) == 3
+
+
+def test_me_percentile_and_around_me(daily, finished_attempt, api_client):
+    games = [
+        finished_attempt(
+            daily, username=f"p{i:02d}", won=True, score=1000 - i, moves=100, elapsed_ms=1000
+        )
+        for i in range(45)
+    ]
+    daily_services.daily_rank(daily_id=daily.pk)
+    me = games[30].user
+    from rest_framework.authtoken.models import Token
+
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get(user=me).key}")
+    board = _board(api_client)
+    assert board["count"] == 45 and board["pages"] == 3 and board["page"] == 1
+    assert board["me"]["rank"] == 31
+    assert board["me"]["percentile"] == pytest.approx(100 * 15 / 45, abs=0.1)
+    around = _board(api_client, "?around=me")
+    assert around["page"] == 2
+    assert me.username in [e["user"] for e in around["entries"]]
+    assert _board(api_client, "?page=3")["entries"][-1]["user"] == "p44"
+
+
+def test_leaderboard_query_count(
+    daily, finished_attempt, api_client, django_assert_max_num_queries
+):
+    for i in range(25):
+        finished_attempt(daily, won=True, score=i, moves=100, elapsed_ms=1000)
+    daily_services.daily_rank(daily_id=daily.pk)
+    with django_assert_max_num_queries(2):  # the board, one page of entries with users
+        _board(api_client)
+
+
+def test_flagged_entries_leave_the_ranking_until_cleared(daily, finished_attempt, api_client):
+    honest = finished_attempt(
+        daily, username="honest", won=True, score=600, moves=150, elapsed_ms=300_000
+    )
+    bot = finished_attempt(daily, username="bot", won=True, score=700, moves=110, elapsed_ms=9_000)
+    Game.objects.filter(pk=bot.pk).update(flag_reason="inhuman timing")
+    daily_services.daily_rank(daily_id=daily.pk)
+    assert [e["user"] for e in _board(api_client)["entries"]] == ["honest"]
+    daily_services.daily_flag_clear(game_id=bot.pk)
+    daily_services.daily_rank(daily_id=daily.pk)
+    assert [e["user"] for e in _board(api_client)["entries"]] == ["bot", "honest"]
+    del honest
+
+
+def test_integrity_flags_inhuman_timing_and_replay_mismatch(daily, make_user):
+    from games import engine
+    from games.daily.services import daily_start, game_integrity_check
+    from games.models import Action
+
+    user, _ = make_user()
+    game, _ = daily_start(user=user, day=DAY, mode="D1N")
+    state = engine.GameState.from_code(
+        str(engine.DealCode(daily.draw, daily.preset, daily.deal.number))
+    )
+    # Forty actions 20 ms apart: no person plays like that.
+    notations = []
+    for _ in range(40):
+        action = (
+            engine.Draw() if state.legal_moves()[0] == engine.Draw() else state.legal_moves()[0]
+        )
+        if state.raw().stock == ():
+            action = engine.Recycle()
+        state.apply(action)
+        notations.append(engine.format_action(action))
+    notations.append("resign")
+    state.apply(engine.Resign())
+    Action.objects.bulk_create(
+        Action(game=game, seq=i, notation=n, score_after=0, at_ms=20 * i)
+        for i, n in enumerate(notations, start=1)
+    )
+    from games.engine import snapshot
+
+    Game.objects.filter(pk=game.pk).update(
+        status="resigned", seq=len(notations), moves=state.moves, score=state.score,
+        finished_at=game.started_at + timedelta(seconds=1), elapsed_ms=1000,
+        snapshot=snapshot.dumps(state),
+    )  # fmt: skip
+    assert "inhuman timing" in game_integrity_check(game_id=game.pk)
+    assert Game.objects.get(pk=game.pk).is_flagged
+    # A stored result that the log does not give is flagged too.
+    other, _ = daily_start(user=make_user()[0], day=DAY, mode="D1N")
+    Action.objects.create(game=other, seq=1, notation="resign", score_after=0, at_ms=5000)
+    Game.objects.filter(pk=other.pk).update(
+        status="won", seq=1, finished_at=other.started_at + timedelta(seconds=5), elapsed_ms=5000
+    )
+    assert "replay gives resigned" in game_integrity_check(game_id=other.pk)
+
+
+def test_streaks_over_three_days(clock, make_user, api_client):
+    from games import engine
+    from games.daily.services import daily_start
+
+    user, _ = make_user("streaker")
+    day = DAY
+    for offset, win in ((0, True), (1, True), (2, False)):
+        today = day + timedelta(days=offset)
+        clock(at(today, 12))
+        game, _ = daily_start(user=user, day=today, mode="D1N")
+        Game.objects.filter(pk=game.pk).update(
+            status="won" if win else "resigned", finished_at=game.started_at + timedelta(minutes=5),
+            elapsed_ms=300_000, leaderboard_score=700 if win else 0,
+        )  # fmt: skip
+        clock(at(today + timedelta(days=1), 1))
+        assert daily_services.daily_close_due() >= 1
+        streak = DailyStreak.objects.get(user=user, mode="D1N")
+        expected = {0: (1, 1), 1: (2, 2), 2: (0, 2)}[offset]
+        assert (streak.current, streak.longest) == expected
+    board = api_client.get("/api/v1/leaderboards/streaks?mode=D1N").json()
+    assert board["longest"][0]["user"] == "streaker" and board["longest"][0]["longest"] == 2
+    assert board["current"] == []
+    profile = api_client.get("/api/v1/users/streaker").json()
+    assert profile["stats"]["streaks"] == {"D1N": {"current": 0, "longest": 2}}
+    del engine
+
+
+def test_close_is_idempotent(daily, finished_attempt, clock):
+    finished_attempt(daily, won=True, score=700, moves=100, elapsed_ms=1000)
+    clock(at(DAY + timedelta(days=1), 1, 30))
+    assert daily_services.daily_close(daily_id=daily.pk) is True
+    assert daily_services.daily_close(daily_id=daily.pk) is False
+    assert DailyStreak.objects.get().current == 1

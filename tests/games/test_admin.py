@@ -1,0 +1,40 @@
+"""Admin lists deals, games and logs read-only, and clears integrity flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.models import Game
+from games.services import game_start
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff_client(client, django_user_model):
+    admin = django_user_model.objects.create_superuser("root", "root@example.com", "pw-xyz-123")
+    client.force_login(admin)
+    return client
+
+
+def test_admin_pages_are_read_only(staff_client, make_user):
+    user, _ = make_user()
+    game = game_start(user=user, code="KL1-D1N-AAAAAAG")
+    for path in ("/admin/games/game/", "/admin/games/deal/", "/admin/games/action/",
+                 "/admin/games/dailydeal/", f"/admin/games/game/{game.pk}/change/"):  # fmt: skip
+        assert staff_client.get(path).status_code == 200, path
+    assert staff_client.get("/admin/games/game/add/").status_code == 403
+    assert staff_client.post(f"/admin/games/game/{game.pk}/delete/").status_code == 403
+    page = staff_client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
+    assert 'name="status"' not in page  # no editable form fields
+
+
+def test_admin_clears_a_flag(staff_client, make_user):
+    user, _ = make_user()
+    game = game_start(user=user, code="KL1-D1N-AAAAAAG")
+    Game.objects.filter(pk=game.pk).update(flag_reason="inhuman timing")
+    response = staff_client.post(
+        "/admin/games/game/", {"action": "clear_flags", "_selected_action": [game.pk]}
+    )
+    assert response.status_code == 302
+    assert Game.objects.get(pk=game.pk).flag_cleared is True

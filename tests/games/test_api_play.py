@@ -1,0 +1,123 @@
+"""Playing over the API: create, act, undo, resign; the server computes everything."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.models import Action, Game
+from tests.games.conftest import CODE
+
+pytestmark = pytest.mark.django_db
+
+
+def test_create_from_code(start):
+    game = start()
+    assert game["code"] == CODE
+    assert game["kind"] == "casual"
+    assert game["rules"] == {
+        "draw": 1, "preset": "N", "passes": None, "foundation_return": True,
+        "auto_finish": False, "scoring": "normal",
+    }  # fmt: skip
+    assert game["status"] == "playing"
+    assert (game["seq"], game["moves"], game["score"], game["score_display"]) == (0, 0, 0, "0")
+    assert game["can_undo"] is False
+    assert game["finished_at"] is None
+    state = game["state"]
+    assert state["stock"] == 24 and state["waste"] == []
+    assert state["foundations"] == [[], [], [], []]
+    assert state["tableau"][0] == ["AD"]
+    assert state["tableau"][6] == [None] * 6 + ["AH"]
+
+
+def test_code_is_case_insensitive(start):
+    assert start({"code": CODE.lower()})["code"] == CODE
+
+
+def test_random_deal(start):
+    game = start({"draw": 3, "preset": "V"})
+    assert game["code"].startswith("KL1-D3V-")
+    assert game["score"] == -52 and game["score_display"] == "-$52"
+    assert game["rules"]["passes"] == 1
+
+
+def test_play_moves_score_and_log(start, act, auth_client):
+    game = start()
+    game = act(game, action="move", from_="t1", to="f").json()  # AD to its foundation
+    assert game["state"]["foundations"][2] == ["AD"]
+    assert (game["seq"], game["moves"], game["score"]) == (1, 1, 10)
+    game = act(game, action="tap", from_="t7").json()  # AH to f2, flips 4D
+    assert game["state"]["foundations"][1] == ["AH"]
+    assert game["state"]["tableau"][6][-1] == "4D"
+    assert game["score"] == 10 + 10 + 5
+    game = act(game, action="double_tap", from_="t5", card="9D").json()  # 9D onto 10C, flips 7D
+    assert game["state"]["tableau"][3][-2:] == ["10C", "9D"]
+    assert game["score"] == 30
+    game = act(game, action="draw").json()
+    assert game["state"]["waste"] == ["QH"] and game["state"]["stock"] == 23
+    assert game["can_undo"] is True
+    game = act(game, action="undo").json()
+    assert game["state"]["waste"] == [] and game["moves"] == 5 and game["seq"] == 5
+
+    log = list(Action.objects.filter(game_id=game["id"]).order_by("seq"))
+    # The log records the resolved moves, never the taps.
+    assert [a.notation for a in log] == ["t1-f3", "t7-f2", "t5-t4", "draw", "undo"]
+    assert [a.score_after for a in log] == [10, 25, 30, 30, 30]
+    assert [a.seq for a in log] == [1, 2, 3, 4, 5]
+
+
+def test_resign_finishes_the_game(start, act):
+    game = start()
+    game = act(game, action="move", from_="t1", to="f3").json()
+    game = act(game, action="resign").json()
+    assert game["status"] == "resigned"
+    assert game["finished_at"] is not None
+    assert game["moves"] == 1  # resigning is not a move
+    stored = Game.objects.get(pk=game["id"])
+    assert stored.elapsed_ms == game["elapsed_ms"]
+    assert stored.finished_at is not None
+
+
+def test_get_own_game_and_list(start, auth_client):
+    first = start()
+    second = start({"draw": 1, "preset": "C"})
+    got = auth_client.get(f"/api/v1/games/{first['id']}").json()
+    assert got["state"] == first["state"]
+    listing = auth_client.get("/api/v1/games?mine=1").json()
+    assert listing["count"] == 2
+    assert [g["id"] for g in listing["results"]] == [second["id"], first["id"]]  # newest first
+    assert "state" not in listing["results"][0]
+
+
+def test_game_in_play_is_hidden_from_others(start, api_client, make_user):
+    game = start()
+    _, key = make_user("snoop")
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    for path in ("", "/replay", "/replay.txt", "/hint"):
+        response = api_client.get(f"/api/v1/games/{game['id']}{path}")
+        assert response.status_code == 404, path
+        assert response.json()["error"]["code"] == "not_found"
+    moved = api_client.post(
+        f"/api/v1/games/{game['id']}/actions", {"seq": 0, "action": "draw"}, format="json"
+    )
+    assert moved.status_code == 404
+
+
+def test_hint_is_a_legal_move(start, act, auth_client):
+    game = start()
+    hint = auth_client.get(f"/api/v1/games/{game['id']}/hint").json()
+    assert hint["move"] is not None
+    applied = act(game, **{k: v for k, v in hint["move"].items()})
+    assert applied.status_code == 200, applied.content
+
+
+def test_an_action_costs_three_queries(start, act):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    game = start()
+    game = act(game, action="draw").json()  # warms the token cache
+    with CaptureQueriesContext(connection) as captured:
+        assert act(game, action="move", from_="t1", to="f").status_code == 200
+    # The test wraps each request's transaction in a savepoint; production sends BEGIN/COMMIT.
+    sql = [q["sql"] for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]
+    assert [s.split()[0] for s in sql] == ["SELECT", "INSERT", "UPDATE"], sql
