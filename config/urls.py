@@ -7,7 +7,6 @@ from config.api import error_body
 from config.converters import IdConverter
 from config.health import HealthView
 
-
 register_converter(IdConverter, "id")
 
 

@@ -285,9 +285,7 @@ def daily_rank(*, daily_id: int) -> int:
                 LeaderboardEntry.objects.filter(daily_id=daily_id).delete()
                 cursor.execute(sql, params)
                 count = cursor.rowcount
-        DailyDeal.objects.filter(pk=daily_id).update(
-            ranked_at=timezone.now(), entries_count=count
-        )
+        DailyDeal.objects.filter(pk=daily_id).update(ranked_at=timezone.now(), entries_count=count)
     return count
 
 

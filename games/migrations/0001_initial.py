@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,78 +14,154 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Deal',
+            name="Deal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('scheme', models.PositiveSmallIntegerField(default=1)),
-                ('number', models.BigIntegerField()),
-                ('layout', models.JSONField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("scheme", models.PositiveSmallIntegerField(default=1)),
+                ("number", models.BigIntegerField()),
+                ("layout", models.JSONField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('scheme', 'number'), name='games_deal_scheme_number'), models.CheckConstraint(condition=models.Q(('number__gte', 0), ('number__lt', 8031810176)), name='games_deal_number_range')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("scheme", "number"), name="games_deal_scheme_number"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("number__gte", 0), ("number__lt", 8031810176)),
+                        name="games_deal_number_range",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Game',
+            name="Game",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('draw', models.PositiveSmallIntegerField()),
-                ('preset', models.CharField(max_length=1)),
-                ('kind', models.CharField(choices=[('casual', 'Casual'), ('daily', 'Daily')], default='casual', max_length=8)),
-                ('status', models.CharField(choices=[('playing', 'Playing'), ('won', 'Won'), ('resigned', 'Resigned')], default='playing', max_length=8)),
-                ('seq', models.PositiveIntegerField(default=0)),
-                ('moves', models.PositiveIntegerField(default=0)),
-                ('score', models.IntegerField(null=True)),
-                ('undos', models.PositiveIntegerField(default=0)),
-                ('passes_used', models.PositiveIntegerField(default=0)),
-                ('foundations', models.PositiveSmallIntegerField(default=0)),
-                ('snapshot', models.BinaryField()),
-                ('started_at', models.DateTimeField()),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('elapsed_ms', models.BigIntegerField(blank=True, null=True)),
-                ('analysis', models.JSONField(blank=True, null=True)),
-                ('deal', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='games', to='games.deal')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='games', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("draw", models.PositiveSmallIntegerField()),
+                ("preset", models.CharField(max_length=1)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("casual", "Casual"), ("daily", "Daily")],
+                        default="casual",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("playing", "Playing"), ("won", "Won"), ("resigned", "Resigned")],
+                        default="playing",
+                        max_length=8,
+                    ),
+                ),
+                ("seq", models.PositiveIntegerField(default=0)),
+                ("moves", models.PositiveIntegerField(default=0)),
+                ("score", models.IntegerField(null=True)),
+                ("undos", models.PositiveIntegerField(default=0)),
+                ("passes_used", models.PositiveIntegerField(default=0)),
+                ("foundations", models.PositiveSmallIntegerField(default=0)),
+                ("snapshot", models.BinaryField()),
+                ("started_at", models.DateTimeField()),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("elapsed_ms", models.BigIntegerField(blank=True, null=True)),
+                ("analysis", models.JSONField(blank=True, null=True)),
+                (
+                    "deal",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="games",
+                        to="games.deal",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="games",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Action',
+            name="Action",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField()),
-                ('notation', models.CharField(max_length=32)),
-                ('score_after', models.IntegerField(null=True)),
-                ('at_ms', models.BigIntegerField()),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='actions', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveIntegerField()),
+                ("notation", models.CharField(max_length=32)),
+                ("score_after", models.IntegerField(null=True)),
+                ("at_ms", models.BigIntegerField()),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="actions",
+                        to="games.game",
+                    ),
+                ),
             ],
         ),
         migrations.AddIndex(
-            model_name='game',
-            index=models.Index(fields=['user', '-id'], name='games_game_user_recent'),
+            model_name="game",
+            index=models.Index(fields=["user", "-id"], name="games_game_user_recent"),
         ),
         migrations.AddIndex(
-            model_name='game',
-            index=models.Index(fields=['user', 'status'], name='games_game_user_status'),
+            model_name="game",
+            index=models.Index(fields=["user", "status"], name="games_game_user_status"),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.CheckConstraint(condition=models.Q(('draw__in', (1, 3))), name='games_game_draw'),
+            model_name="game",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("draw__in", (1, 3))), name="games_game_draw"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.CheckConstraint(condition=models.Q(('preset__in', ('N', 'V', 'C', 'R'))), name='games_game_preset'),
+            model_name="game",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("preset__in", ("N", "V", "C", "R"))), name="games_game_preset"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('finished_at__isnull', True), ('status', 'playing')), models.Q(models.Q(('status', 'playing'), _negated=True), ('finished_at__isnull', False)), _connector='OR'), name='games_game_finished_iff_over'),
+            model_name="game",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("finished_at__isnull", True), ("status", "playing")),
+                    models.Q(
+                        models.Q(("status", "playing"), _negated=True),
+                        ("finished_at__isnull", False),
+                    ),
+                    _connector="OR",
+                ),
+                name="games_game_finished_iff_over",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='action',
-            constraint=models.UniqueConstraint(fields=('game', 'seq'), name='games_action_game_seq'),
+            model_name="action",
+            constraint=models.UniqueConstraint(
+                fields=("game", "seq"), name="games_action_game_seq"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='action',
-            constraint=models.CheckConstraint(condition=models.Q(('seq__gte', 1)), name='games_action_seq_min'),
+            model_name="action",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("seq__gte", 1)), name="games_action_seq_min"
+            ),
         ),
     ]

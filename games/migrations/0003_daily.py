@@ -6,118 +6,167 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0002_action_log_append_only'),
+        ("games", "0002_action_log_append_only"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DailyStreak',
+            name="DailyStreak",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('mode', models.CharField(max_length=3)),
-                ('current', models.PositiveIntegerField(default=0)),
-                ('longest', models.PositiveIntegerField(default=0)),
-                ('last_win', models.DateField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("mode", models.CharField(max_length=3)),
+                ("current", models.PositiveIntegerField(default=0)),
+                ("longest", models.PositiveIntegerField(default=0)),
+                ("last_win", models.DateField(blank=True, null=True)),
             ],
         ),
         migrations.CreateModel(
-            name='LeaderboardEntry',
+            name="LeaderboardEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rank', models.PositiveIntegerField()),
-                ('position', models.PositiveIntegerField()),
-                ('won', models.BooleanField()),
-                ('score', models.IntegerField(null=True)),
-                ('moves', models.PositiveIntegerField()),
-                ('undos', models.PositiveIntegerField()),
-                ('elapsed_ms', models.BigIntegerField()),
-                ('finished_at', models.DateTimeField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("rank", models.PositiveIntegerField()),
+                ("position", models.PositiveIntegerField()),
+                ("won", models.BooleanField()),
+                ("score", models.IntegerField(null=True)),
+                ("moves", models.PositiveIntegerField()),
+                ("undos", models.PositiveIntegerField()),
+                ("elapsed_ms", models.BigIntegerField()),
+                ("finished_at", models.DateTimeField()),
             ],
         ),
         migrations.AddField(
-            model_name='game',
-            name='flag_cleared',
+            model_name="game",
+            name="flag_cleared",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='game',
-            name='flag_reason',
-            field=models.CharField(blank=True, default='', max_length=200),
+            model_name="game",
+            name="flag_reason",
+            field=models.CharField(blank=True, default="", max_length=200),
         ),
         migrations.AddField(
-            model_name='game',
-            name='leaderboard_score',
+            model_name="game",
+            name="leaderboard_score",
             field=models.IntegerField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name='DailyDeal',
+            name="DailyDeal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('date', models.DateField()),
-                ('mode', models.CharField(max_length=3)),
-                ('salt', models.CharField(max_length=64)),
-                ('commitment', models.CharField(max_length=64)),
-                ('par', models.PositiveIntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('ranked_at', models.DateTimeField(blank=True, null=True)),
-                ('entries_count', models.PositiveIntegerField(default=0)),
-                ('finalized_at', models.DateTimeField(blank=True, null=True)),
-                ('deal', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='dailies', to='games.deal')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("date", models.DateField()),
+                ("mode", models.CharField(max_length=3)),
+                ("salt", models.CharField(max_length=64)),
+                ("commitment", models.CharField(max_length=64)),
+                ("par", models.PositiveIntegerField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("ranked_at", models.DateTimeField(blank=True, null=True)),
+                ("entries_count", models.PositiveIntegerField(default=0)),
+                ("finalized_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "deal",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="dailies",
+                        to="games.deal",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-date', 'mode'],
+                "ordering": ["-date", "mode"],
             },
         ),
         migrations.AddField(
-            model_name='game',
-            name='daily',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='games', to='games.dailydeal'),
+            model_name="game",
+            name="daily",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="games",
+                to="games.dailydeal",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.UniqueConstraint(fields=('user', 'daily'), name='games_game_one_ranked_attempt'),
+            model_name="game",
+            constraint=models.UniqueConstraint(
+                fields=("user", "daily"), name="games_game_one_ranked_attempt"
+            ),
         ),
         migrations.AddField(
-            model_name='dailystreak',
-            name='user',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='streaks', to=settings.AUTH_USER_MODEL),
+            model_name="dailystreak",
+            name="user",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="streaks",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='leaderboardentry',
-            name='daily',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='games.dailydeal'),
+            model_name="leaderboardentry",
+            name="daily",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="entries",
+                to="games.dailydeal",
+            ),
         ),
         migrations.AddField(
-            model_name='leaderboardentry',
-            name='game',
-            field=models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='leaderboard_entry', to='games.game'),
+            model_name="leaderboardentry",
+            name="game",
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="leaderboard_entry",
+                to="games.game",
+            ),
         ),
         migrations.AddField(
-            model_name='leaderboardentry',
-            name='user',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="leaderboardentry",
+            name="user",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='dailydeal',
-            constraint=models.UniqueConstraint(fields=('date', 'mode'), name='games_daily_date_mode'),
+            model_name="dailydeal",
+            constraint=models.UniqueConstraint(
+                fields=("date", "mode"), name="games_daily_date_mode"
+            ),
         ),
         migrations.AddIndex(
-            model_name='dailystreak',
-            index=models.Index(fields=['mode', '-longest'], name='games_streak_longest'),
+            model_name="dailystreak",
+            index=models.Index(fields=["mode", "-longest"], name="games_streak_longest"),
         ),
         migrations.AddConstraint(
-            model_name='dailystreak',
-            constraint=models.UniqueConstraint(fields=('user', 'mode'), name='games_streak_user_mode'),
+            model_name="dailystreak",
+            constraint=models.UniqueConstraint(
+                fields=("user", "mode"), name="games_streak_user_mode"
+            ),
         ),
         migrations.AddIndex(
-            model_name='leaderboardentry',
-            index=models.Index(fields=['daily', 'position'], name='games_lb_daily_position'),
+            model_name="leaderboardentry",
+            index=models.Index(fields=["daily", "position"], name="games_lb_daily_position"),
         ),
         migrations.AddIndex(
-            model_name='leaderboardentry',
-            index=models.Index(fields=['daily', 'user'], name='games_lb_daily_user'),
+            model_name="leaderboardentry",
+            index=models.Index(fields=["daily", "user"], name="games_lb_daily_user"),
         ),
     ]

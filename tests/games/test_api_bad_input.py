@@ -173,7 +173,9 @@ def test_an_id_too_large_for_the_database_is_404(auth_client):
     for path in (f"/api/v1/games/{huge}", f"/api/v1/games/{huge}/replay"):
         _error(auth_client.get(path), 404, "not_found")
     _error(
-        auth_client.post(f"/api/v1/games/{huge}/actions", {"seq": 0, "action": "draw"}, format="json"),
+        auth_client.post(
+            f"/api/v1/games/{huge}/actions", {"seq": 0, "action": "draw"}, format="json"
+        ),
         404,
         "not_found",
     )
