@@ -6,4 +6,10 @@ urlpatterns = [
     path("", views.landing, name="landing"),
     path("signin", views.signin, name="signin"),
     path("signup", views.signup, name="signup"),
+    path("play", views.play, name="play"),
+    path("play/<int:game_id>", views.play, name="play-game"),
+    path("daily", views.daily, name="daily"),
+    path("leaderboards", views.leaderboards, name="leaderboards"),
+    path("replay/<int:game_id>", views.replay, name="replay"),
+    path("u/<str:username>", views.profile, name="profile"),
 ]

@@ -1,22 +1,30 @@
-"""The pages. They only render templates; everything they show comes from the public API."""
+"""The pages. They only render templates; everything they show comes from the public API,
+called by the page's own scripts (so the page is exactly as capable as any other client)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 
-@ensure_csrf_cookie
-def landing(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/landing.html")
+def _page(template: str, nav: str = "", **context: object) -> Callable[..., HttpResponse]:
+    """A view rendering `template`; the CSRF cookie is set so the page's first POST works."""
+
+    @ensure_csrf_cookie
+    def view(request: HttpRequest, **kwargs: object) -> HttpResponse:
+        return render(request, f"frontend/{template}", {"nav": nav, **context, **kwargs})
+
+    return view
 
 
-@ensure_csrf_cookie
-def signin(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/auth.html", {"mode": "signin"})
-
-
-@ensure_csrf_cookie
-def signup(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/auth.html", {"mode": "signup"})
+landing = _page("landing.html")
+signin = _page("auth.html", mode="signin")
+signup = _page("auth.html", mode="signup")
+play = _page("play.html", "play")
+daily = _page("daily.html", "daily")
+leaderboards = _page("leaderboards.html", "leaderboards")
+replay = _page("replay.html")
+profile = _page("profile.html", "profile")

@@ -1,46 +1,52 @@
-// Shared page code: the account bar and the sign-in / sign-up forms, over the public API.
-"use strict";
+// Shared page code: the account bar, the sign-in / sign-up forms and the display settings.
+import { api, currentUser, el } from "./api.js";
 
-function csrfToken() {
-  const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
-  return match ? decodeURIComponent(match[1]) : "";
+const SETTINGS_KEY = "klondike.settings";
+export const SETTINGS = { fourColour: "Four-colour deck", leftHanded: "Left-handed layout", large: "Larger cards" };
+
+export function loadSettings() {
+  try {
+    return JSON.parse(localStorage.getItem(SETTINGS_KEY)) || {};
+  } catch (_) {
+    return {};
+  }
 }
 
-async function api(method, path, body) {
-  const response = await fetch(path, {
-    method,
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = response.status === 204 ? null : await response.json().catch(() => null);
-  if (!response.ok) {
-    const message = data && data.error ? data.error.message : `Request failed (${response.status})`;
-    throw Object.assign(new Error(message), { status: response.status, data });
+/** Settings are classes on <html>, so every page (play, replay) draws cards the same way. */
+export function applySettings(settings = loadSettings()) {
+  for (const key of Object.keys(SETTINGS)) document.documentElement.classList.toggle(`s-${key}`, !!settings[key]);
+}
+
+export function saveSettings(settings) {
+  try {
+    localStorage.setItem(SETTINGS_KEY, JSON.stringify(settings));
+  } catch (_) {
+    // Private mode: the settings last for this page only.
   }
-  return data;
+  applySettings(settings);
 }
 
 async function showAccount() {
   const nav = document.querySelector("[data-account]");
-  if (!nav) return;
-  try {
-    const me = await api("GET", "/api/v1/me");
-    nav.replaceChildren();
-    const name = document.createElement("span");
-    name.textContent = me.username;
-    const out = document.createElement("button");
-    out.className = "button small";
-    out.type = "button";
-    out.textContent = "Sign out";
-    out.addEventListener("click", async () => {
-      await api("POST", "/api/v1/auth/logout");
-      window.location.assign("/");
-    });
-    nav.append(name, out);
-  } catch (_) {
-    // Not signed in: the sign-in links stay.
+  const me = await currentUser();
+  if (!me || !nav) return;
+  const profile = document.querySelector("[data-nav-profile]");
+  if (profile) {
+    profile.href = `/u/${encodeURIComponent(me.username)}`;
+    profile.hidden = false;
   }
+  const out = el("button", { class: "button small", type: "button", text: "Sign out" });
+  out.addEventListener("click", async () => {
+    await api("POST", "/api/v1/auth/logout");
+    location.assign("/");
+  });
+  nav.replaceChildren(el("span", { class: "who", text: me.username }), out);
+}
+
+/** Only a same-site path may be the target after signing in (no open redirect). */
+function safeNext() {
+  const next = new URLSearchParams(location.search).get("next");
+  return next && /^\/(?![/\\])/.test(next) ? next : "/daily";
 }
 
 function wireAuthForm() {
@@ -55,14 +61,57 @@ function wireAuthForm() {
     const path = form.dataset.authForm === "signup" ? "/api/v1/auth/register" : "/api/v1/auth/login";
     try {
       await api("POST", path, fields);
-      const next = new URLSearchParams(window.location.search).get("next");
-      window.location.assign(next && next.startsWith("/") && !next.startsWith("//") ? next : "/");
+      location.assign(safeNext());
     } catch (error) {
-      errorBox.textContent = error.message;
+      const fieldErrors = error.data && error.data.fields;
+      errorBox.textContent = fieldErrors
+        ? Object.values(fieldErrors).flat().join(" ")
+        : error.message;
       errorBox.hidden = false;
     }
   });
+  // Keep ?next= when switching between the two forms.
+  for (const link of document.querySelectorAll("[data-keep-next]")) link.search = location.search;
 }
 
+/** Buttons with `data-open-dialog` open that dialog; the settings dialog saves as you tick. */
+function wireDialogs() {
+  for (const button of document.querySelectorAll("[data-open-dialog]")) {
+    button.addEventListener("click", () => document.getElementById(button.dataset.openDialog).showModal());
+  }
+  const form = document.querySelector("#settings-dialog form");
+  if (!form) return;
+  const settings = loadSettings();
+  for (const key of Object.keys(SETTINGS)) {
+    const box = form.elements[key];
+    box.checked = !!settings[key];
+    box.addEventListener("change", () => {
+      settings[key] = box.checked;
+      saveSettings(settings);
+    });
+  }
+}
+
+/** A modal yes/no question; resolves true when confirmed. */
+export function confirmDialog(title, text, okLabel) {
+  const dialog = el("dialog", { class: "dialog", "aria-labelledby": "confirm-title" },
+    el("form", { method: "dialog" },
+      el("h2", { id: "confirm-title", text: title }),
+      el("p", { text }),
+      el("div", { class: "dialog-actions" },
+        el("button", { class: "button ghost", value: "no", text: "Cancel" }),
+        el("button", { class: "button", value: "yes", text: okLabel, "data-confirm": "" }))));
+  document.body.append(dialog);
+  dialog.showModal();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      resolve(dialog.returnValue === "yes");
+      dialog.remove();
+    });
+  });
+}
+
+applySettings();
 showAccount();
 wireAuthForm();
+wireDialogs();

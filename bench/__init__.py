@@ -1,0 +1,1 @@
+"""Benchmarks: `engine.py` (the rules engine alone) and `api.py` (the HTTP stack)."""

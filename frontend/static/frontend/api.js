@@ -1,0 +1,73 @@
+// The page's only door to the server: the public JSON API, with the session cookie and CSRF.
+
+function csrfToken() {
+  const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
+/** Calls the API; resolves with the JSON body, rejects with an Error carrying the server's
+ *  `error.message`, plus `status` and `code` so callers can react to 409 and friends. */
+export async function api(method, path, body) {
+  if (method !== "GET" && !csrfToken()) await fetch("/api/v1/auth/csrf", { credentials: "same-origin" });
+  const response = await fetch(path, {
+    method,
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken(), Accept: "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = response.status === 204 ? null : await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = data && data.error;
+    const message = error ? error.message : `Request failed (${response.status})`;
+    throw Object.assign(new Error(message), { status: response.status, code: error && error.code, data: error });
+  }
+  return data;
+}
+
+let mePromise;
+/** The signed-in user, or null; asked once per page. */
+export function currentUser() {
+  mePromise ??= api("GET", "/api/v1/me").catch(() => null);
+  return mePromise;
+}
+
+/** Sends a signed-out visitor to sign in, coming back here afterwards. */
+export function requireSignIn() {
+  const next = encodeURIComponent(location.pathname + location.search + location.hash);
+  location.assign(`/signin?next=${next}`);
+}
+
+export function formatClock(ms) {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+const PRESET_NAMES = { N: "Normal", V: "Vegas", C: "Classic", R: "Relaxed" };
+
+/** "Draw 3 · Vegas" from a rules object or a mode like "D3V". */
+export function modeName(rulesOrMode) {
+  const [draw, preset] = typeof rulesOrMode === "string"
+    ? [rulesOrMode[1], rulesOrMode[2]]
+    : [rulesOrMode.draw, rulesOrMode.preset];
+  return `Draw ${draw} · ${PRESET_NAMES[preset] || preset}`;
+}
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  node.append(...children.filter((c) => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
+export function formatDate(iso) {
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" });
+}

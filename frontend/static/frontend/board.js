@@ -1,0 +1,491 @@
+// The board: draws a game state (the API's `state` shape), animates the change from the last
+// one, and turns gestures and keys into API actions. It never decides what is legal; the
+// page sends the action and renders whatever the server answers.
+import { el } from "./api.js";
+import { SUITS, cardElement, cardName, isRed, pileName, rankValue, suitOf } from "./cards.js";
+
+const COLUMNS = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"];
+const DOUBLE_TAP_MS = 300;
+const DRAG_THRESHOLD_PX = 6;
+const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+
+export class Board {
+  /**
+   * @param {HTMLElement} root where the board goes
+   * @param {object} options `interactive`; `onAction(body)` sends an action (returns a
+   *   promise); `announce(text)` speaks in the live region; `message(text)` shows a notice.
+   */
+  constructor(root, options = {}) {
+    this.options = options;
+    this.state = null;
+    this.draw = 1;
+    this.canRecycle = true;
+    this.cursor = { pile: "t1", index: -1 };
+    this.picked = null;
+    this.press = null;
+    this.lastTap = null;
+    this.piles = {};
+    const pileEl = (name, cls, label) => (this.piles[name] = el("div", { class: `pile ${cls}`, "data-pile": name, "aria-label": label }));
+    const top = el("div", { class: "top-row" },
+      pileEl("stock", "stock", "Stock"),
+      pileEl("waste", "waste", "Waste"),
+      ...SUITS.map((s, i) => pileEl(`f${i + 1}`, `found found-${s}`, pileName(`f${i + 1}`))),
+    );
+    const tableau = el("div", { class: "tableau" }, ...COLUMNS.map((t) => pileEl(t, "col", pileName(t))));
+    this.element = el("div", {
+      class: `board${options.interactive ? " interactive" : ""}`,
+      tabindex: options.interactive ? "0" : null,
+      role: options.interactive ? "application" : "group",
+      "aria-roledescription": "solitaire board",
+      "aria-label": options.interactive
+        ? "Game board. Arrow keys move between piles, Enter picks up and drops, Space draws. Press ? for all keys."
+        : "Board",
+    }, top, tableau);
+    root.replaceChildren(this.element);
+    if (options.interactive) this.wireInput();
+    // Column fans depend on the card size and on the viewport's height.
+    const relayout = () => {
+      this.metrics = null;
+      if (this.state) this.layout();
+    };
+    new ResizeObserver(relayout).observe(this.element);
+    window.addEventListener("resize", relayout);
+  }
+
+  // ---------------------------------------------------------------- drawing
+
+  /** Draws `state`; cards that were on screen before slide from where they were (including
+   *  where a drag left them), so a server answer reads as motion, not as a redraw. */
+  render(state, { draw = this.draw, canRecycle = this.canRecycle } = {}) {
+    const before = this.snapshot();
+    this.state = state;
+    this.draw = draw;
+    this.canRecycle = canRecycle;
+    this.press = null;
+    this.clearHint();
+    for (const name of Object.keys(this.piles)) {
+      this.piles[name].replaceChildren(...this.pileCards(name));
+      // The whole pile's size: the waste and foundations only draw their top cards.
+      this.piles[name].dataset.count = String(name === "stock" ? state.stock : this.pileArray(name).length);
+    }
+    this.layout();
+    this.clampCursor();
+    this.showCursor();
+    this.animateFrom(before);
+  }
+
+  pileCards(name) {
+    const s = this.state;
+    if (name === "stock") {
+      if (s.stock) return [el("div", { class: "card down" }), el("span", { class: "count", text: String(s.stock) })];
+      return [el("span", { class: "empty-mark", "aria-hidden": "true", text: this.canRecycle && s.waste.length ? "↻" : "✕" })];
+    }
+    if (name === "waste") {
+      // Draw 3 fans the last three turned; draw 1 keeps one beneath, so playing the top
+      // card uncovers something.
+      const shown = s.waste.slice(this.draw === 3 ? -3 : -2);
+      return shown.map((c, i) => this.cardAt(c, s.waste.length - shown.length + i));
+    }
+    if (name[0] === "f") {
+      const pile = s.foundations[name[1] - 1];
+      return pile.slice(-2).map((c, i) => this.cardAt(c, pile.length - Math.min(2, pile.length) + i));
+    }
+    return s.tableau[name[1] - 1].map((c, i) => this.cardAt(c, i));
+  }
+
+  cardAt(card, index) {
+    const node = cardElement(card);
+    node.dataset.index = String(index);
+    return node;
+  }
+
+  /** Card width and column tops (page coordinates). Measuring forces the browser to lay
+   *  the page out, so it is done again only when the size changed, not on every answer. */
+  measure() {
+    const cw = this.piles.stock.getBoundingClientRect().width || 60;
+    const tops = COLUMNS.map((name) => this.piles[name].getBoundingClientRect().top + window.scrollY);
+    return { cw, tops };
+  }
+
+  /** Places cards inside their piles: fanned columns squeezed to fit the screen's height. */
+  layout() {
+    this.metrics ??= this.measure();
+    const { cw, tops } = this.metrics;
+    const ch = cw * 1.4;
+    COLUMNS.forEach((name, c) => {
+      const pile = this.piles[name];
+      const cards = [...pile.children];
+      const downs = cards.filter((n) => n.classList.contains("down")).length;
+      let down = ch * 0.14;
+      let up = ch * 0.3;
+      const room = window.innerHeight - tops[c] - ch - 12;
+      const want = downs * down + Math.max(0, cards.length - downs - 1) * up;
+      if (want > room && room > 0) {
+        const f = Math.max(room / want, 0.55); // below that the corner index is hidden
+        down *= f;
+        up *= f;
+      }
+      let y = 0;
+      let lastY = 0;
+      cards.forEach((card, i) => {
+        card.style.top = `${y}px`;
+        card.style.zIndex = String(i + 1);
+        lastY = y;
+        y += card.classList.contains("down") ? down : up;
+      });
+      pile.style.minHeight = `${lastY + ch + 4}px`;
+    });
+    const fan = this.draw === 3 ? cw * 0.45 : 0;
+    [...this.piles.waste.querySelectorAll(".card")].forEach((card, i) => {
+      card.style.left = `${i * fan}px`;
+      card.style.zIndex = String(i + 1);
+    });
+  }
+
+  /** Where each face-up card is on screen, and which column places hold a face-down card
+   *  (to tell a card turned up from one that just arrived). Empty before the first render. */
+  snapshot() {
+    const rects = new Map();
+    if (!this.state) return rects;
+    for (const node of this.element.querySelectorAll(".card.up")) rects.set(node.dataset.card, node.getBoundingClientRect());
+    for (const node of this.element.querySelectorAll(".col .card.down")) rects.set(`${node.parentElement.dataset.pile}:${node.dataset.index}`, null);
+    rects.set("stock", this.piles.stock.getBoundingClientRect());
+    return rects;
+  }
+
+  animateFrom(before) {
+    if (reducedMotion.matches || !before.size) return;
+    const nodes = [...this.element.querySelectorAll(".card.up")];
+    const rects = nodes.map((node) => node.getBoundingClientRect()); // one layout, then no more
+    const stock = before.get("stock");
+    nodes.forEach((node, i) => {
+      const now = rects[i];
+      const then = before.get(node.dataset.card);
+      let from;
+      if (then) {
+        const dx = then.left - now.left;
+        const dy = then.top - now.top;
+        if (Math.abs(dx) + Math.abs(dy) < 1) return;
+        from = `translate(${dx}px, ${dy}px)`;
+      } else if (node.parentElement === this.piles.waste) {
+        from = `translate(${stock.left - now.left}px, ${stock.top - now.top}px)`; // drawn
+      } else if (before.has(`${node.parentElement.dataset.pile}:${node.dataset.index}`)) {
+        from = "rotateY(90deg)"; // turned up
+      } else {
+        return;
+      }
+      node.classList.add("moving");
+      node.animate([{ transform: from }, { transform: "none" }], { duration: 160, easing: "cubic-bezier(.2,.7,.3,1)" })
+        .finished.then(() => node.classList.remove("moving"), () => {});
+    });
+  }
+
+  // ---------------------------------------------------------------- hints
+
+  /** Marks the suggested move: its cards and the pile they go to. */
+  highlight(move) {
+    this.clearHint();
+    if (!move) return;
+    if (move.action === "draw" || move.action === "recycle") {
+      this.piles.stock.classList.add("hint");
+      return;
+    }
+    const from = this.piles[move.from];
+    const cards = [...from.querySelectorAll(".card.up")];
+    cards.slice(-(move.count || 1)).forEach((c) => c.classList.add("hint"));
+    const to = move.to === "f" ? null : this.piles[move.to];
+    if (to) to.classList.add("hint-target");
+  }
+
+  clearHint() {
+    for (const node of this.element.querySelectorAll(".hint, .hint-target")) node.classList.remove("hint", "hint-target");
+  }
+
+  // ---------------------------------------------------------------- what the rules allow
+  // Used only to choose between gestures (is a second tap worth waiting for?); the server
+  // still judges every action.
+
+  pileArray(name) {
+    const s = this.state;
+    if (name === "waste") return s.waste;
+    if (name[0] === "f") return s.foundations[name[1] - 1];
+    if (name === "stock") return [];
+    return s.tableau[name[1] - 1];
+  }
+
+  fitsFoundation(card) {
+    const pile = this.state.foundations[SUITS.indexOf(suitOf(card))];
+    return pile.length === rankValue(card) - 1;
+  }
+
+  fitsSomeColumn(card, fromPile) {
+    return this.state.tableau.some((col, i) => {
+      if (`t${i + 1}` === fromPile) return false;
+      const top = col[col.length - 1];
+      if (top === undefined) return rankValue(card) === 13;
+      return top !== null && isRed(top) !== isRed(card) && rankValue(top) === rankValue(card) + 1;
+    });
+  }
+
+  // ---------------------------------------------------------------- pointer input
+
+  wireInput() {
+    const board = this.element;
+    board.addEventListener("pointerdown", (e) => this.onPointerDown(e));
+    board.addEventListener("pointermove", (e) => this.onPointerMove(e));
+    board.addEventListener("pointerup", (e) => this.onPointerUp(e));
+    board.addEventListener("pointercancel", () => this.cancelDrag());
+    board.addEventListener("keydown", (e) => this.onKey(e));
+    // A drag must not start the browser's own image/text drag.
+    board.addEventListener("dragstart", (e) => e.preventDefault());
+  }
+
+  onPointerDown(e) {
+    if (e.button !== 0 || !this.state) return;
+    const pileNode = e.target.closest("[data-pile]");
+    if (!pileNode) return;
+    const pile = pileNode.dataset.pile;
+    const cardNode = e.target.closest(".card.up");
+    const press = { pile, x0: e.clientX, y0: e.clientY, dragging: false, nodes: [] };
+    if (cardNode && pile !== "stock") {
+      press.index = Number(cardNode.dataset.index);
+      press.card = cardNode.dataset.card;
+      const last = this.pileArray(pile).length - 1;
+      // Only the top card of the waste and of a foundation moves; a column moves a run.
+      if (pile[0] === "t" || press.index === last) {
+        press.nodes = [...pileNode.querySelectorAll(".card")].filter((n) => Number(n.dataset.index) >= press.index);
+      }
+    }
+    this.press = press;
+    this.element.setPointerCapture(e.pointerId);
+    e.preventDefault();
+  }
+
+  onPointerMove(e) {
+    const p = this.press;
+    if (!p || !p.nodes.length) return;
+    const dx = e.clientX - p.x0;
+    const dy = e.clientY - p.y0;
+    if (!p.dragging && Math.hypot(dx, dy) < DRAG_THRESHOLD_PX) return;
+    if (!p.dragging) {
+      p.dragging = true;
+      this.lastTap = null;
+      p.nodes.forEach((n) => n.classList.add("dragging"));
+    }
+    for (const n of p.nodes) n.style.transform = `translate(${dx}px, ${dy}px)`;
+    const target = this.dropTarget(p);
+    for (const name of Object.keys(this.piles)) this.piles[name].classList.toggle("drop-target", name === target);
+  }
+
+  /** The pile under the dragged card's upper middle (not the finger, which hides it). */
+  dropTarget(p) {
+    const r = p.nodes[0].getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 3;
+    for (const [name, node] of Object.entries(this.piles)) {
+      if (name === p.pile || name === "stock" || name === "waste") continue;
+      const b = node.getBoundingClientRect();
+      if (x >= b.left && x <= b.right && y >= b.top && y <= b.bottom) return name;
+    }
+    return null;
+  }
+
+  onPointerUp(e) {
+    const p = this.press;
+    if (!p) return;
+    this.press = null;
+    for (const node of this.element.querySelectorAll(".drop-target")) node.classList.remove("drop-target");
+    if (p.dragging) {
+      const target = this.dropTarget(p);
+      if (!target) {
+        this.render(this.state); // slides back
+        return;
+      }
+      const body = { action: "move", from: p.pile, to: target[0] === "f" ? "f" : target };
+      if (p.pile[0] === "t") body.count = this.pileArray(p.pile).length - p.index;
+      this.send(body);
+      return;
+    }
+    if (p.pile === "stock") this.drawOrRecycle();
+    else if (p.card) this.tap(p.pile, p.index, p.card);
+  }
+
+  cancelDrag() {
+    if (this.press && this.press.dragging) this.render(this.state);
+    this.press = null;
+  }
+
+  /** Tap = to the foundation, double tap = quick placement (rules §5). A second tap is
+   *  only waited for when it could do something else than the first; otherwise the first
+   *  acts at once, and a second one landing within the window is swallowed so it cannot hit
+   *  the card the first one uncovered. */
+  tap(pile, index, card) {
+    const now = performance.now();
+    const last = this.lastTap;
+    if (last && last.pile === pile && now - last.t < DOUBLE_TAP_MS) {
+      this.lastTap = null;
+      if (last.timer) {
+        clearTimeout(last.timer);
+        this.send({ action: "double_tap", from: pile, card: last.card });
+      }
+      return;
+    }
+    if (last && last.timer) last.fire(); // a pending tap elsewhere goes first
+    const isTop = index === this.pileArray(pile).length - 1;
+    const single = () => {
+      if (pile[0] === "f") return;
+      if (isTop) this.send({ action: "tap", from: pile });
+      else this.say("Double-tap or drag to move this run.");
+    };
+    if (isTop && pile[0] !== "f" && !this.fitsSomeColumn(card, pile)) {
+      this.lastTap = { pile, t: now, timer: null };
+      single();
+      return;
+    }
+    const entry = { pile, card, t: now };
+    entry.fire = () => {
+      clearTimeout(entry.timer);
+      if (this.lastTap === entry) this.lastTap = null;
+      single();
+    };
+    entry.timer = setTimeout(entry.fire, DOUBLE_TAP_MS);
+    this.lastTap = entry;
+  }
+
+  drawOrRecycle() {
+    if (!this.state) return;
+    this.send({ action: this.state.stock ? "draw" : "recycle" });
+  }
+
+  send(body) {
+    this.picked = null;
+    if (this.options.onAction) this.options.onAction(body);
+  }
+
+  say(text) {
+    if (this.options.message) this.options.message(text);
+  }
+
+  // ---------------------------------------------------------------- keyboard input
+
+  onKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey || !this.state) return;
+    const handled = {
+      ArrowLeft: () => this.moveCursor(-1, 0),
+      ArrowRight: () => this.moveCursor(1, 0),
+      ArrowUp: () => this.moveCursor(0, -1),
+      ArrowDown: () => this.moveCursor(0, 1),
+      Enter: () => this.enter(),
+      " ": () => this.drawOrRecycle(),
+      f: () => this.keyTap("tap"),
+      d: () => this.keyTap("double_tap"),
+      Escape: () => this.cancelPick(),
+    }[e.key];
+    if (!handled) return;
+    e.preventDefault();
+    handled();
+  }
+
+  faceUpStart(pile) {
+    const arr = this.pileArray(pile);
+    const i = arr.findIndex((c) => c !== null);
+    return i < 0 ? arr.length - 1 : i;
+  }
+
+  clampCursor() {
+    const { pile } = this.cursor;
+    const last = this.pileArray(pile).length - 1;
+    if (pile[0] !== "t" || this.cursor.index > last || this.cursor.index < this.faceUpStart(pile)) this.cursor.index = last;
+  }
+
+  /** Grid columns (first, last) of the top row's piles, as the layout draws them: the
+   *  left-handed layout mirrors the top row, so arrows follow what the eye sees. */
+  topSpans() {
+    return document.documentElement.classList.contains("s-leftHanded")
+      ? { f1: [1, 1], f2: [2, 2], f3: [3, 3], f4: [4, 4], waste: [5, 6], stock: [7, 7] }
+      : { stock: [1, 1], waste: [2, 3], f1: [4, 4], f2: [5, 5], f3: [6, 6], f4: [7, 7] };
+  }
+
+  moveCursor(dx, dy) {
+    let { pile, index } = this.cursor;
+    const spans = this.topSpans();
+    const inTop = pile in spans;
+    if (dx) {
+      const row = inTop ? Object.keys(spans) : COLUMNS;
+      pile = row[Math.min(row.length - 1, Math.max(0, row.indexOf(pile) + dx))];
+      index = Infinity;
+    } else if (inTop && dy > 0) {
+      pile = `t${spans[pile][0]}`;
+      index = Infinity;
+    } else if (!inTop && dy < 0 && index <= this.faceUpStart(pile)) {
+      const n = Number(pile.slice(1));
+      pile = Object.keys(spans).find((k) => spans[k][0] <= n && n <= spans[k][1]);
+      index = Infinity;
+    } else if (!inTop) {
+      index += dy;
+    }
+    this.cursor = { pile, index };
+    this.clampCursor();
+    this.showCursor();
+    this.say(this.describeCursor());
+  }
+
+  showCursor() {
+    for (const node of this.element.querySelectorAll(".kbd")) node.classList.remove("kbd");
+    for (const node of this.element.querySelectorAll(".picked")) node.classList.remove("picked");
+    if (!this.options.interactive) return;
+    const node = this.cursorNode(this.cursor);
+    node.classList.add("kbd");
+    if (this.picked) {
+      const pickedPile = this.piles[this.picked.pile];
+      for (const c of pickedPile.querySelectorAll(".card")) if (Number(c.dataset.index) >= this.picked.index) c.classList.add("picked");
+    }
+  }
+
+  cursorNode({ pile, index }) {
+    return this.piles[pile].querySelector(`.card[data-index="${index}"]`) || this.piles[pile];
+  }
+
+  describeCursor() {
+    const { pile, index } = this.cursor;
+    const arr = this.pileArray(pile);
+    if (pile === "stock") return `Stock, ${this.state.stock} cards${this.state.stock ? "" : this.canRecycle ? ", Enter turns the waste over" : ", no passes left"}`;
+    if (!arr.length) return `${pileName(pile)}, empty`;
+    const downs = arr.filter((c) => c === null).length;
+    const above = arr.length - 1 - index;
+    return `${pileName(pile)}: ${cardName(arr[index])}${above ? `, with ${above} on it` : ""}${downs ? `, ${downs} face down` : ""}`;
+  }
+
+  enter() {
+    const { pile, index } = this.cursor;
+    if (pile === "stock") return this.drawOrRecycle();
+    if (!this.picked) {
+      const arr = this.pileArray(pile);
+      const card = arr[index];
+      if (!card || (pile[0] !== "t" && index !== arr.length - 1)) return this.say("Nothing to pick up here.");
+      this.picked = { pile, index };
+      this.showCursor();
+      return this.say(`Picked up ${cardName(card)}${arr.length - 1 - index ? " and the cards on it" : ""}. Move to a pile and press Enter.`);
+    }
+    const from = this.picked;
+    if (from.pile === pile) return this.cancelPick();
+    const body = { action: "move", from: from.pile, to: pile[0] === "f" ? "f" : pile };
+    if (from.pile[0] === "t") body.count = this.pileArray(from.pile).length - from.index;
+    this.send(body);
+  }
+
+  cancelPick() {
+    if (!this.picked) return;
+    this.picked = null;
+    this.showCursor();
+    this.say("Put back.");
+  }
+
+  keyTap(action) {
+    const { pile, index } = this.cursor;
+    const card = this.pileArray(pile)[index];
+    if (!card || pile === "stock") return this.say("No card here.");
+    if (action === "tap" && index !== this.pileArray(pile).length - 1) return this.say("Only a top card goes to a foundation.");
+    this.send(action === "tap" ? { action, from: pile } : { action, from: pile, card });
+  }
+}

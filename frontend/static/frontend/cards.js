@@ -1,0 +1,94 @@
+// Cards as data ("10H", null for face down), as words for screen readers, and as DOM.
+import { el } from "./api.js";
+
+export const SUITS = ["S", "H", "D", "C"]; // the fixed foundation order f1..f4 (rules §1)
+const SUIT_GLYPH = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const SUIT_WORD = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const RANK_WORD = { A: "ace", J: "jack", Q: "queen", K: "king" };
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+
+export const rankOf = (card) => card.slice(0, -1);
+export const suitOf = (card) => card.slice(-1);
+export const rankValue = (card) => RANKS.indexOf(rankOf(card)) + 1;
+export const isRed = (card) => "HD".includes(suitOf(card));
+export const glyph = (suit) => SUIT_GLYPH[suit];
+
+export function cardName(card) {
+  if (!card) return "face-down card";
+  const rank = rankOf(card);
+  return `${RANK_WORD[rank] || rank} of ${SUIT_WORD[suitOf(card)]}`;
+}
+
+export function pileName(pile) {
+  if (pile === "stock" || pile === "waste") return `the ${pile}`;
+  if (pile[0] === "f") return `the ${SUIT_WORD[SUITS[pile[1] - 1]]} foundation`;
+  return `column ${pile.slice(1)}`;
+}
+
+/** A card drawn in CSS: a corner index that stays readable when cards overlap, and a
+ *  large suit in the middle. `data-card` is empty for a face-down card. */
+export function cardElement(card) {
+  if (!card) return el("div", { class: "card down", "data-card": "", "aria-hidden": "true" });
+  const suit = suitOf(card);
+  return el(
+    "div",
+    { class: `card up suit-${suit}${isRed(card) ? " red" : ""}`, "data-card": card, role: "img", "aria-label": cardName(card) },
+    el("span", { class: "ix", "aria-hidden": "true" }, el("span", { text: rankOf(card) }), el("span", { text: glyph(suit) })),
+    el("span", { class: "pip", "aria-hidden": "true", text: glyph(suit) }),
+  );
+}
+
+/** Where every face-up card lies: card -> pile name. */
+function locate(state) {
+  const where = new Map();
+  state.waste.forEach((c) => where.set(c, "waste"));
+  state.foundations.forEach((pile, i) => pile.forEach((c) => where.set(c, `f${i + 1}`)));
+  state.tableau.forEach((col, i) => col.forEach((c) => c && where.set(c, `t${i + 1}`)));
+  return where;
+}
+
+/** A sentence for the live region, derived from two states alone, so it describes any change
+ *  the same way (a drag, a tap, an undo, a replay step): "7 of hearts to column 3, 5 of clubs
+ *  turned up". */
+export function describeChange(before, after) {
+  const was = locate(before);
+  const now = locate(after);
+  const parts = [];
+  if (after.stock < before.stock && after.waste.length > before.waste.length) {
+    const drawn = after.waste.slice(before.waste.length);
+    // More than a draw can turn: a recycle being undone.
+    parts.push(drawn.length > 3 ? "Waste laid out again" : `Drew ${drawn.map(cardName).join(", ")}`);
+  } else if (after.stock > before.stock && after.waste.length < before.waste.length) {
+    parts.push(after.waste.length ? "Cards put back on the stock" : "Waste turned over into the stock");
+  }
+  // Moved cards grouped by (from, to), so a run reads "9 of hearts and 2 more to column 4".
+  const moves = new Map();
+  for (const [card, pile] of now) {
+    const from = was.get(card);
+    if (from && from !== pile) {
+      const key = `${from}>${pile}`;
+      if (!moves.has(key)) moves.set(key, []);
+      moves.get(key).push(card);
+    }
+  }
+  for (const [key, cards] of moves) {
+    const to = key.split(">")[1];
+    const more = cards.length > 1 ? ` and ${cards.length - 1} more` : "";
+    parts.push(`${cardName(cards[0])}${more} to ${pileName(to)}`);
+  }
+  // Cards that were never visible and now are, outside the waste: turned up in a column.
+  after.tableau.forEach((col, i) => {
+    col.forEach((c, j) => {
+      if (c && !was.has(c) && before.tableau[i][j] === null) parts.push(`${cardName(c)} turned up`);
+    });
+  });
+  // Undoing a flip turns a card face down again.
+  after.tableau.forEach((col, i) => {
+    col.forEach((c, j) => {
+      const old = before.tableau[i][j];
+      if (c === null && old) parts.push(`${cardName(old)} turned face down`);
+    });
+  });
+  const text = parts.join(", ");
+  return text ? text[0].toUpperCase() + text.slice(1) : "";
+}

@@ -1,0 +1,76 @@
+// Just enough Klondike to rebuild a replay: the log holds only resolved, legal actions
+// (rules were checked by the server), so applying one is bookkeeping, not refereeing.
+
+/** The starting position from a replay's `deal`: every card known, the last of each column
+ *  face up, the stock in draw order. */
+export function initialPosition(deal) {
+  return {
+    tableau: deal.tableau.map((col) => col.map((card, i) => ({ card, up: i === col.length - 1 }))),
+    stock: [...deal.stock],
+    waste: [],
+    foundations: [[], [], [], []],
+    history: [],
+  };
+}
+
+function pile(pos, name) {
+  if (name === "waste") return pos.waste;
+  if (name[0] === "f") return pos.foundations[name[1] - 1];
+  return pos.tableau[name[1] - 1];
+}
+
+function copy(pos) {
+  return {
+    tableau: pos.tableau.map((col) => col.map((c) => ({ ...c }))),
+    stock: [...pos.stock],
+    waste: [...pos.waste],
+    foundations: pos.foundations.map((f) => [...f]),
+  };
+}
+
+/** Applies one logged action (the API's JSON form) and returns the new position; `draw` is
+ *  the rules' 1 or 3. The input position is left as it was. */
+export function applyAction(pos, action, draw) {
+  if (action.action === "undo") {
+    const history = pos.history.slice(0, -1);
+    return { ...pos.history[pos.history.length - 1], history };
+  }
+  if (action.action === "resign") return pos;
+  const { history, ...plain } = pos;
+  const next = { ...copy(plain), history: [...history, plain] };
+  if (action.action === "draw") {
+    // The first card turned ends lowest, so the last one turned is on top (rules §3).
+    next.waste.push(...next.stock.splice(0, draw));
+  } else if (action.action === "recycle") {
+    next.stock = next.waste;
+    next.waste = [];
+  } else if (action.action === "move") {
+    const from = pile(next, action.from);
+    const moved = from.splice(from.length - (action.count || 1));
+    const to = pile(next, action.to);
+    if (action.to[0] === "t") to.push(...moved.map((m) => (typeof m === "string" ? { card: m, up: true } : m)));
+    else to.push(...moved.map((m) => (typeof m === "string" ? m : m.card)));
+    // Auto-flip: uncovering a face-down card turns it up as part of the move (rules §2.7).
+    if (action.from[0] === "t" && from.length && !from[from.length - 1].up) from[from.length - 1].up = true;
+  } else {
+    throw new Error(`unknown action ${action.action}`);
+  }
+  return next;
+}
+
+/** The position as the API's game `state` shows it, so one renderer draws both. */
+export function publicState(pos) {
+  return {
+    stock: pos.stock.length,
+    waste: [...pos.waste],
+    foundations: pos.foundations.map((f) => [...f]),
+    tableau: pos.tableau.map((col) => col.map((c) => (c.up ? c.card : null))),
+  };
+}
+
+/** Every position of a replay: positions[k] follows the first k log entries. */
+export function positions(replay) {
+  const out = [initialPosition(replay.deal)];
+  for (const entry of replay.actions) out.push(applyAction(out[out.length - 1], entry.action, replay.rules.draw));
+  return out;
+}

@@ -1,0 +1,92 @@
+// Daily leaderboards: pick a day and a mode; your row is highlighted; pages of 20.
+import { api, currentUser, el, formatClock, modeName } from "./api.js";
+
+const root = document.querySelector("[data-leaderboard]");
+const $ = (selector) => root.querySelector(selector);
+const form = $("[data-controls]");
+const params = new URLSearchParams(location.search);
+let page = Number(params.get("page")) || 1;
+let me = null;
+
+function notice(text) {
+  $("[data-notice]").textContent = text;
+  $("[data-notice]").hidden = !text;
+}
+
+/** The modes offered that day (the configured daily modes), with `selected` kept if known. */
+async function fillModes(date, selected) {
+  const select = form.elements.mode;
+  let modes = [...select.options].map((o) => o.value);
+  try {
+    modes = (await api("GET", `/api/v1/daily/${date}`)).challenges.map((c) => c.mode);
+  } catch (_) {
+    // A day without challenges: keep the list we have.
+  }
+  if (selected && !modes.includes(selected)) modes.push(selected);
+  select.replaceChildren(...modes.map((m) => el("option", { value: m, text: `${modeName(m)} (${m})` })));
+  if (selected) select.value = selected;
+}
+
+function row(entry, showReplays) {
+  const mine = me && entry.user.toLowerCase() === me.username.toLowerCase();
+  return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null, "data-user": entry.user },
+    el("td", { class: "num", text: String(entry.rank) }),
+    el("td", {}, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user }), mine ? el("span", { class: "sr-only", text: " (you)" }) : null),
+    el("td", { text: entry.won ? "Won" : "Not won" }),
+    el("td", { class: "num", text: entry.score_display || "—" }),
+    el("td", { class: "num", text: String(entry.moves) }),
+    el("td", { class: "num", text: String(entry.undos) }),
+    el("td", { class: "num", text: formatClock(entry.elapsed_ms) }),
+    el("td", {}, showReplays ? el("a", { href: `/replay/${entry.game}`, text: "Replay", "aria-label": `Replay of ${entry.user}'s game` }) : null));
+}
+
+async function load(query = `page=${page}`) {
+  const date = form.elements.date.value;
+  const mode = form.elements.mode.value;
+  if (!date || !mode) return;
+  notice("");
+  history.replaceState(null, "", `?date=${date}&mode=${mode}&page=${page}`);
+  try {
+    const board = await api("GET", `/api/v1/leaderboards/daily/${date}/${mode}?${query}`);
+    page = board.page;
+    history.replaceState(null, "", `?date=${date}&mode=${mode}&page=${page}`);
+    // Replays are open once the board is final; before, only to those who finished their
+    // own attempt (and so are on the board).
+    const showReplays = board.final || !!board.me;
+    $("[data-rows]").replaceChildren(...board.entries.map((e) => row(e, showReplays)));
+    $("[data-table]").hidden = !board.entries.length;
+    const you = board.me ? ` · you: #${board.me.rank} of ${board.me.count}, level with or ahead of ${Math.round(board.me.percentile)}% of players` : "";
+    $("[data-summary]").textContent = board.count
+      ? `${board.count} player${board.count === 1 ? "" : "s"} · ${board.final ? "final" : "still open"}${you}`
+      : "Nobody has finished this deal yet.";
+    $("[data-around]").hidden = !board.me;
+    $("[data-pager]").hidden = board.pages <= 1;
+    $("[data-page]").textContent = `Page ${board.page} of ${board.pages}`;
+    $("[data-prev]").disabled = board.page <= 1;
+    $("[data-next]").disabled = board.page >= board.pages;
+  } catch (error) {
+    $("[data-rows]").replaceChildren();
+    $("[data-table]").hidden = true;
+    $("[data-summary]").textContent = "";
+    notice(error.status === 404 ? "No leaderboard for that day and mode." : error.message);
+  }
+}
+
+form.addEventListener("change", async (event) => {
+  page = 1;
+  if (event.target.name === "date") await fillModes(form.elements.date.value, form.elements.mode.value);
+  load();
+});
+form.addEventListener("submit", (event) => event.preventDefault());
+$("[data-around]").addEventListener("click", () => load("around=me"));
+$("[data-prev]").addEventListener("click", () => { page -= 1; load(); });
+$("[data-next]").addEventListener("click", () => { page += 1; load(); });
+
+(async function start() {
+  me = await currentUser();
+  const today = new Date().toISOString().slice(0, 10);
+  form.elements.date.value = params.get("date") || today;
+  form.elements.date.max = today;
+  await fillModes(form.elements.date.value, params.get("mode"));
+  load();
+})();

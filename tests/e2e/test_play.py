@@ -1,0 +1,229 @@
+"""Playing through the page: gestures, scores, refusals, a whole won game, the keyboard."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import ARTIFACTS, pile_cards, screenshot, sign_up, start_casual, status
+
+pytestmark = pytest.mark.e2e
+
+# KL1-D1N-AAAAAAG: t1 AD, t2 [2H] JC, t3 [7C 3D] KD, t4 [7H 5D 8D] 10C, t5 [4C 6H 6S 7D] 9D,
+# t6 [9C KH JS 5H KC] 3S, t7 [9H 3C QD 7S QS 4D] AH; the stock draws QH JH AS QC 2S 2C 3H 6D
+# 4S 5C 4H KS 8H 8C 10S 8S 2D 5S 10D AC 10H JD 9S 6C.
+CODE = "KL1-D1N-AAAAAAG"
+
+
+def drag(page: Any, card: str, onto: str) -> None:
+    """Drags a card with the mouse, in steps, onto another card or pile."""
+    source = page.locator(f'.board [data-card="{card}"]').bounding_box()
+    target = page.locator(onto).bounding_box()
+    page.mouse.move(source["x"] + source["width"] / 2, source["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(target["x"] + target["width"] / 2, target["y"] + 12, steps=10)
+    page.mouse.up()
+
+
+def wait_status(page: Any, **expected: str) -> None:
+    """Waits until the status bar shows `expected` (score, moves, passes)."""
+    page.wait_for_function(
+        """want => Object.entries(want).every(
+            ([k, v]) => document.querySelector(`[data-${k}]`).textContent.trim() === v)""",
+        arg=expected,
+    )
+
+
+def api_game(page: Any, game_id: int) -> dict[str, Any]:
+    response = page.request.get(f"/api/v1/games/{game_id}")
+    assert response.ok
+    return dict(response.json())
+
+
+def test_drag_tap_draw_recycle_undo_keep_the_rules_score(page: Any) -> None:
+    sign_up(page)
+    game_id = start_casual(page, CODE)
+    assert page.input_value("[data-code]") == CODE
+    assert status(page) == {"score": "0", "moves": "0", "passes": "1"}
+
+    drag(page, "9D", '[data-card="10C"]')  # 9D onto 10C turns up 7D: +5
+    page.wait_for_selector('[data-pile="t4"] [data-card="9D"]')
+    wait_status(page, score="5", moves="1")
+    assert pile_cards(page, "t5") == [None, None, None, "7D"]
+
+    page.click('[data-card="AD"]')  # a tap: to its foundation, +10
+    page.wait_for_selector('[data-pile="f3"] [data-card="AD"]')
+    wait_status(page, score="15", moves="2")
+    assert pile_cards(page, "t1") == []
+
+    page.click('[data-pile="stock"]')  # draw: QH
+    page.wait_for_selector('[data-pile="waste"] [data-card="QH"]')
+    wait_status(page, score="15", moves="3")
+    screenshot(page, "play")
+
+    for moves in range(4, 27):  # the other 23 cards
+        page.click('[data-pile="stock"]')
+        wait_status(page, moves=str(moves))
+    assert page.locator('[data-pile="waste"] [data-card="6C"]').count() == 1
+    assert page.locator('[data-pile="stock"] .card').count() == 0
+
+    page.click('[data-pile="stock"]')  # recycle: -100, floored at 0
+    wait_status(page, score="0", moves="27", passes="2")
+    assert pile_cards(page, "waste") == []
+    assert page.inner_text('[data-pile="stock"] .count') == "24"
+
+    page.click("[data-undo]")  # undo gives the 15 points back and counts as a move
+    wait_status(page, score="15", moves="28", passes="1")
+    assert pile_cards(page, "waste")[-1] == "6C"
+
+    game = api_game(page, game_id)
+    assert (game["score"], game["moves"], game["passes_used"]) == (15, 28, 0)
+    for i, column in enumerate(game["state"]["tableau"], start=1):
+        assert pile_cards(page, f"t{i}") == column
+
+
+def test_an_illegal_drop_returns_the_card_and_shows_the_reason(page: Any) -> None:
+    sign_up(page)
+    game_id = start_casual(page, CODE)
+    drag(page, "JC", '[data-card="KD"]')  # a black jack needs a red queen
+    page.wait_for_selector("[data-notice]:not([hidden])")
+    assert "JC does not fit on KD" in page.inner_text("[data-notice]")
+    assert pile_cards(page, "t2") == [None, "JC"]
+    assert pile_cards(page, "t3") == [None, None, "KD"]
+    assert status(page)["moves"] == "0"
+    # The card is back in its place on screen, not just in the DOM.
+    page.wait_for_timeout(300)
+    jc = page.locator('[data-card="JC"]').bounding_box()
+    column = page.locator('[data-pile="t2"]').bounding_box()
+    assert abs(jc["x"] - column["x"]) < 2
+    assert api_game(page, game_id)["seq"] == 0
+
+
+def test_a_whole_game_to_the_win_screen(page: Any) -> None:
+    """Follows the hint endpoint to a win; the win screen shows the rules' score."""
+    from games.engine import replay
+
+    code = "KL1-D3N-AAAAACW"  # the solver wins it in about 110 actions
+    sign_up(page)
+    game_id = start_casual(page, code)
+    page.click("[data-hint]")  # the button highlights the suggested move
+    page.wait_for_selector(".board .hint, .board .pile.hint")
+    for _ in range(400):
+        state = page.evaluate(
+            """async () => {
+                const move = await klondike.hint();
+                if (move) await klondike.act(move);
+                return klondike.game().status;
+            }"""
+        )
+        if state != "playing":
+            break
+    assert state == "won"
+    page.wait_for_selector("#win-dialog[open]")
+    shown = page.inner_text('[data-win="score"]')
+
+    game = api_game(page, game_id)
+    log = page.request.get(f"/api/v1/games/{game_id}/replay").json()
+    predicted = replay(code, [entry["notation"] for entry in log["actions"]]).outcome
+    assert predicted.won
+    assert shown == game["score_display"] == predicted.score_display
+    assert page.inner_text('[data-win="moves"]') == str(game["moves"]) == str(predicted.moves)
+
+
+def test_keyboard_play_is_announced(page: Any) -> None:
+    sign_up(page)
+    start_casual(page, CODE)
+    live = "[data-live]"
+    page.focus(".board")
+    page.keyboard.press("ArrowRight")  # the cursor starts on column 1 (AD)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(
+        f"document.querySelector('{live}').textContent.includes('ace of diamonds')"
+    )
+
+    page.keyboard.press("f")  # to the foundation
+    page.wait_for_selector('[data-pile="f3"] [data-card="AD"]')
+    page.wait_for_function(
+        f"document.querySelector('{live}').textContent"
+        ".startsWith('Ace of diamonds to the diamonds foundation')"
+    )
+
+    for _ in range(4):  # to column 5
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")  # pick up 9D
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Enter")  # drop it on column 4
+    page.wait_for_selector('[data-pile="t4"] [data-card="9D"]')
+    page.wait_for_function(
+        f"document.querySelector('{live}').textContent"
+        ".startsWith('9 of diamonds to column 4, 7 of diamonds turned up')"
+    )
+
+    page.keyboard.press("Space")
+    page.wait_for_selector('[data-pile="waste"] [data-card="QH"]')
+    page.wait_for_function(
+        f"document.querySelector('{live}').textContent.startsWith('Drew queen of hearts')"
+    )
+
+    page.keyboard.press("Control+z")
+    page.wait_for_function(f"document.querySelector('{live}').textContent.startsWith('Undone')")
+    assert pile_cards(page, "waste") == []
+    assert status(page)["moves"] == "4"
+
+
+def test_click_to_render_latency(page: Any) -> None:
+    """Time from a click to the answer drawn, on loopback; reported, not asserted."""
+    sign_up(page)
+    start_casual(page, CODE)
+    page.evaluate(
+        """() => {
+            // The click's start, and the first frame after the board changed.
+            document.addEventListener("pointerdown", () => {
+                window.__t0 = performance.now();
+                window.__t1 = null;
+            }, true);
+            new MutationObserver(() => requestAnimationFrame(() => {
+                window.__t1 ??= performance.now();
+            })).observe(document.querySelector(".board"), { subtree: true, childList: true });
+        }"""
+    )
+    samples = []
+    for _ in range(10):
+        for click, rendered in (
+            ('[data-pile="t1"] [data-card="AD"]', '[data-pile="f3"] [data-card="AD"]'),
+            ("[data-undo]", '[data-pile="t1"] [data-card="AD"]'),
+        ):
+            page.click(click)
+            page.wait_for_selector(rendered)
+            page.wait_for_function("window.__t1 !== null")
+            samples.append(page.evaluate("window.__t1 - window.__t0"))
+    # The request's own share: from sending it to the last byte of the answer.
+    server = page.evaluate(
+        """() => performance.getEntriesByType("resource")
+            .filter(e => e.name.endsWith("/actions")).slice(-20)
+            .map(e => e.responseEnd - e.requestStart)"""
+    )
+    median = statistics.median(samples)
+    print(
+        f"\nclick to rendered answer, loopback: median {median:.1f} ms over {len(samples)} "
+        f"actions (the request itself: median {statistics.median(server):.1f} ms)"
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "timings.json").write_text(
+        json.dumps(
+            {
+                "click_to_render_ms": {
+                    "median": round(median, 1),
+                    "min": round(min(samples), 1),
+                    "max": round(max(samples), 1),
+                    "samples": [round(s, 1) for s in samples],
+                    "request_median": round(statistics.median(server), 1),
+                    "actions": "tap AD to its foundation, then the Undo button; 10 of each",
+                }
+            },
+            indent=2,
+        )
+    )
