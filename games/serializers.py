@@ -79,14 +79,19 @@ class LoggedActionSerializer(serializers.Serializer[dict[str, Any]]):
     at_ms = serializers.IntegerField()
 
 
-class ReplayResultSerializer(serializers.Serializer[dict[str, Any]]):
-    status = serializers.CharField()
+class ResultFiguresSerializer(serializers.Serializer[dict[str, Any]]):
+    """How a game came out: shared by replays and leaderboard entries."""
+
     won = serializers.BooleanField()
     score = serializers.IntegerField(allow_null=True)
     score_display = serializers.CharField()
     moves = serializers.IntegerField()
     undos = serializers.IntegerField()
     elapsed_ms = serializers.IntegerField()
+
+
+class ReplayResultSerializer(ResultFiguresSerializer):
+    status = serializers.CharField()
 
 
 class ReplaySerializer(serializers.Serializer[dict[str, Any]]):

@@ -6,6 +6,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from games.serializers import ResultFiguresSerializer
+
 
 class MyDailyGameSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
@@ -36,16 +38,10 @@ class DailyDaySerializer(serializers.Serializer[dict[str, Any]]):
     challenges = ChallengeSerializer(many=True)
 
 
-class LeaderboardEntrySerializer(serializers.Serializer[dict[str, Any]]):
+class LeaderboardEntrySerializer(ResultFiguresSerializer):
     rank = serializers.IntegerField()
     user = serializers.CharField()
-    won = serializers.BooleanField()
-    score = serializers.IntegerField(allow_null=True)
-    score_display = serializers.CharField()
-    moves = serializers.IntegerField()
-    undos = serializers.IntegerField()
-    elapsed_ms = serializers.IntegerField()
-    game = serializers.IntegerField()
+    game = serializers.IntegerField(help_text="The game's id: its replay, where visible.")
 
 
 class LeaderboardMeSerializer(serializers.Serializer[dict[str, Any]]):

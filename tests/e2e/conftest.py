@@ -70,6 +70,9 @@ def page(browser: Any, base_url: str) -> Iterator[Any]:
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.set_default_timeout(15_000)
     yield page
+    # Let requests in flight finish before the database is flushed: a server thread still
+    # inside a move's transaction would deadlock with the flush's TRUNCATE (PostgreSQL).
+    page.wait_for_load_state("networkidle")
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
 
