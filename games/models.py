@@ -197,11 +197,30 @@ class DailyDeal(models.Model):
 
 
 class LeaderboardEntry(models.Model):
-    """The rank snapshot of one daily board, rebuilt as a whole by the ranking job."""
+    """The rank snapshot of one daily board, rebuilt as a whole by the ranking job.
 
-    daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="entries")
-    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="leaderboard_entry")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    Every row is derived from a `Game` by `daily_rank`, which writes up to a million rows at
+    a time; so the foreign keys are not enforced by the database (each check costs a lookup
+    per row written) and have no single-column indexes (the composite ones cover them).
+    """
+
+    daily = models.ForeignKey(
+        DailyDeal,
+        on_delete=models.CASCADE,
+        related_name="entries",
+        db_constraint=False,
+        db_index=False,
+    )
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, related_name="leaderboard_entry", db_constraint=False
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
+    )
     rank = models.PositiveIntegerField()  # equal keys share a rank: 1, 2, 2, 4
     position = models.PositiveIntegerField()  # 1, 2, 3, 4: the row's place, for paging
     won = models.BooleanField()

@@ -41,6 +41,14 @@ def _fast_password_hashing(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _quick_daily_deals(settings: Any) -> None:
+    """A fixed secret, so every run gets the same daily candidates whatever DJANGO_SECRET_KEY
+    is, and a short solver budget, so a hard candidate is skipped in a second, not five."""
+    settings.DAILY_SECRET = "klondike-tests"
+    settings.DAILY_SOLVE_BUDGET_S = 1.0
+
+
+@pytest.fixture(autouse=True)
 def _plain_static_storage(settings: Any) -> None:
     """Tests run with debug off but without `collectstatic`, so no hashed-name manifest."""
     settings.STORAGES = {
