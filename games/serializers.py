@@ -157,6 +157,13 @@ class ActionInputSerializer(ActionBodySerializer):
             raise serializers.ValidationError({"action": [str(exc)]}) from None
         return {"seq": seq, "action": action}
 
+    def run_validators(self, value: Any) -> None:
+        """Nothing to run: `to_internal_value` (the engine's parser) checked everything.
+
+        DRF's pass here would build the six schema fields on every move just to look for
+        read-only defaults, which this serializer has none of.
+        """
+
 
 class HintSerializer(serializers.Serializer[dict[str, Any]]):
     move = ActionBodySerializer(allow_null=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -68,12 +67,7 @@ class GameActionView(APIView):
     throttle_scope = "moves"
 
     class InputSerializer(ActionInputSerializer):
-        def run_validators(self, value: Any) -> None:
-            """Nothing to run: `to_internal_value` (the engine's parser) checked everything.
-
-            DRF's pass here would build the six schema fields on every move just to look for
-            read-only defaults, which this serializer has none of.
-            """
+        pass
 
     @extend_schema(
         request=InputSerializer,
