@@ -331,25 +331,39 @@ def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.G
     return state
 
 
-def _check_by_replay(game: Game, live: engine.GameState) -> None:
-    """Replay the whole log from the stored deal; refuse the result if it disagrees."""
-    log = list(Action.objects.filter(game=game).order_by("seq").values_list("notation", flat=True))
-    deal = engine.Deal.from_dict(game.deal.layout)
+def game_replay_disagreement(*, game: Game, log: list[str], live: engine.GameState) -> str:
+    """Replay `log` from the game's stored deal, and say what differs from the game's stored
+    figures (status, score, moves, undos, seq) or from `live`'s position; "" when all agree.
+
+    The referee's check when a game ends, and the integrity job's when it audits one.
+    """
     try:
-        result = engine.replay((deal, game_rules(game)), log)
+        result = engine.replay((engine.Deal.from_dict(game.deal.layout), game_rules(game)), log)
     except engine.ReplayError as exc:
-        logger.error("game %s: its log does not replay: %s", game.pk, exc)
-        raise ReplayMismatchError(
-            "The game's log does not replay; the result was refused."
-        ) from None
+        return f"log does not replay: {exc}"
     outcome = result.outcome
-    if (outcome.status, outcome.score, outcome.moves, outcome.undos) != (
-        live.status,
-        live.score,
-        live.moves,
-        live.undos,
-    ) or len(log) != game.seq:
-        logger.error("game %s: replay %s disagrees with the live state %s", game.pk, outcome, live)
+    stored = (game.status, game.score, game.moves, game.undos)
+    if (outcome.status, outcome.score, outcome.moves, outcome.undos) != stored:
+        return (
+            f"replay gives {outcome.status}/{outcome.score}/{outcome.moves}/{outcome.undos}, "
+            f"stored {stored}"
+        )
+    if len(log) != game.seq:
+        return f"the log has {len(log)} entries, the game's seq is {game.seq}"
+    if result.state.position_key() != live.position_key():
+        return "replay ends in another position than the stored game"
+    return ""
+
+
+def _check_by_replay(game: Game, live: engine.GameState) -> None:
+    """Refuse the end of a game whose whole log, replayed from the deal, disagrees with play.
+
+    The game's figures must already hold the live state's.
+    """
+    log = list(Action.objects.filter(game=game).order_by("seq").values_list("notation", flat=True))
+    reason = game_replay_disagreement(game=game, log=log, live=live)
+    if reason:
+        logger.error("game %s: %s", game.pk, reason)
         raise ReplayMismatchError("The game's replay disagrees with play; the result was refused.")
 
 

@@ -365,27 +365,14 @@ def game_integrity_check(*, game_id: int) -> str:
     if game is None or not game.is_over or game.daily_id is None:
         return ""
     rows = list(game.actions.order_by("seq").values_list("notation", "at_ms"))
-    reason = _replay_mismatch(game, [n for n, _ in rows]) or _inhuman_timing(rows)
+    reason = game_services.game_replay_disagreement(
+        game=game, log=[n for n, _ in rows], live=game_services.game_state(game)
+    ) or _inhuman_timing(rows)
     if reason and not game.flag_reason:
         Game.objects.filter(pk=game.pk).update(flag_reason=reason[:200])
         transaction.on_commit(lambda: live.live_rank_remove(game_id=game_id))
         logger.warning("game %s flagged: %s", game_id, reason)
     return reason
-
-
-def _replay_mismatch(game: Game, log: list[str]) -> str:
-    rules = engine.Rules.from_preset(game.draw, game.preset)
-    try:
-        result = engine.replay((engine.Deal.from_dict(game.deal.layout), rules), log)
-    except engine.ReplayError as exc:
-        return f"log does not replay: {exc}"
-    outcome = result.outcome
-    stored = (game.status, game.score, game.moves, game.undos)
-    if (outcome.status, outcome.score, outcome.moves, outcome.undos) != stored:
-        return f"replay gives {outcome.status}/{outcome.score}/{outcome.moves}, stored {stored}"
-    if engine.public_view(result.state) != engine.public_view(game_services.game_state(game)):
-        return "replay ends in another position than the stored game"
-    return ""
 
 
 # A human needs time to see and act: a median gap under this over enough actions is a bot.
