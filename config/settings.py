@@ -75,6 +75,12 @@ if env.DATABASE_URL:
             env.DATABASE_URL, conn_max_age=60, conn_health_checks=False
         )
     }
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Statements sent with server-side binding are prepared on their first use on a
+        # connection. Only the move's hot path sends such statements (games.services); Django's
+        # own cursors bind on the client and never prepare. (A transaction-mode PgBouncer
+        # could not keep prepared statements; this stack connects to PostgreSQL directly.)
+        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 0
 else:
     env.VAR_DIR.mkdir(exist_ok=True)
     DATABASES = {

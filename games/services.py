@@ -1,17 +1,18 @@
 """Game writes: start a game, apply an action, finish by replay. The server is the referee.
 
-Every write is one transaction. An action locks its game row, checks `seq`, applies the action
-to the game's engine snapshot (no full replay on the hot path), appends the log rows and
-updates the cached counters. When a game ends, the whole log is replayed from the stored deal
-and the outcome recorded from that replay.
+Every write is atomic. An action reads its game, checks `seq`, applies the action to the
+game's engine snapshot (no full replay on the hot path), then appends the log rows and updates
+the cached counters only if `seq` is unchanged. When a game ends, it does so under the row's
+lock, and the whole log is replayed from the stored deal and must agree.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -69,8 +70,29 @@ def game_code(game: Game) -> engine.DealCode:
 
 
 def game_state(game: Game) -> engine.GameState:
-    """The game's engine state, from its snapshot."""
+    """The game's engine state, from its snapshot (without the undo history, see
+    `_state_for`)."""
     return snapshot.loads(bytes(game.snapshot))
+
+
+def _snapshot_dumps(state: engine.GameState) -> bytes:
+    # Without the history: a tenth of the bytes and of the time to save and load a move.
+    return snapshot.dumps(state, history=False)
+
+
+def _log_notations(game: Game) -> list[str]:
+    """The game's whole log, in order."""
+    return list(Action.objects.filter(game=game).order_by("seq").values_list("notation", flat=True))
+
+
+def _state_for(game: Game, action: engine.Action) -> engine.GameState:
+    """The state to apply `action` to: the snapshot's, or for an undo that reaches past the
+    history it holds, the state rebuilt from the log, which has the whole history."""
+    state = game_state(game)
+    if isinstance(action, engine.Undo) and not state.history_complete:
+        deal = engine.Deal.from_dict(game.deal.layout)
+        state = engine.replay((deal, game_rules(game)), _log_notations(game)).state
+    return state
 
 
 def game_create(
@@ -86,7 +108,7 @@ def game_create(
         kind=kind,
         daily=daily,
         score=state.score,
-        snapshot=snapshot.dumps(state),
+        snapshot=_snapshot_dumps(state),
         started_at=timezone.now(),
     )
 
@@ -144,26 +166,27 @@ def _elapsed_ms(game: Game, now: datetime) -> int:
 
 # --- The move's hot path: SQL written once, from the models ---------------------------------
 # A move is the API's hottest write, and Django's query compiler cost more CPU than all the
-# rest of a move: about 1.5 ms for the locking SELECT with its join, 1 ms each for the INSERT
-# and the UPDATE, against 0.4 ms for a whole request to a constant view (docs/benchmarks.md).
-# So these statements are the ones the ORM would send, written from the models' metadata
-# (a new field is picked up), and the rows become model instances through Django's own
-# converters and `Model.from_db`.
+# rest of a move: about 1.5 ms for the SELECT with its join, 1 ms each for the INSERT and the
+# UPDATE, against 0.4 ms for a whole request to a constant view (docs/benchmarks.md). So these
+# statements are the ones the ORM would send (or, for the commit of a move, one statement in
+# place of a transaction of two), written from the models' metadata (a new field is picked
+# up), and the rows become model instances through Django's own converters and
+# `Model.from_db`. A move in play costs two round trips to PostgreSQL: the read, the commit.
 
 _DEAL_FIELDS = ("id", "scheme", "number")  # the layout is needed only when the game ends
 
 
 @dataclass(frozen=True)
-class _LockQuery:
+class _GameQuery:
     sql: str
     fields: tuple[Field[Any, Any], ...]  # Game's concrete fields, then _DEAL_FIELDS[1:]
     converters: tuple[tuple[Any, ...], ...]  # per column: Django's from-database converters
 
 
 @functools.cache
-def _game_locked_query(*, for_user: bool) -> _LockQuery:
-    """`SELECT game.*, deal.scheme, deal.number ... FOR UPDATE OF game` by id (and owner):
-    what `Game.objects.select_for_update(of=("self",)).select_related("deal")
+def _game_query(*, for_user: bool, lock: bool) -> _GameQuery:
+    """`SELECT game.*, deal.scheme, deal.number ... [FOR UPDATE OF game]` by id (and owner):
+    what `Game.objects[.select_for_update(of=("self",))].select_related("deal")
     .only(<game fields>, "deal__scheme", "deal__number")` sends, built once per process."""
     q = connection.ops.quote_name
     game, deal = Game._meta, Deal._meta
@@ -177,7 +200,7 @@ def _game_locked_query(*, for_user: bool) -> _LockQuery:
     )
     if for_user:
         sql += f" AND {q(game.db_table)}.{q(game.get_field('user').column)} = %s"
-    if connection.features.has_select_for_update:  # SQLite locks the whole database instead
+    if lock and connection.features.has_select_for_update:  # SQLite locks the whole database
         of = (q(game.db_table),) if connection.features.has_select_for_update_of else ()
         sql += " " + connection.ops.for_update_sql(of=of)
     converters = []
@@ -186,15 +209,37 @@ def _game_locked_query(*, for_user: bool) -> _LockQuery:
         converters.append(
             (col, *connection.ops.get_db_converters(col), *col.get_db_converters(connection))
         )
-    return _LockQuery(sql, fields, tuple(converters))
+    return _GameQuery(sql, fields, tuple(converters))
 
 
-def _game_locked(*, game_id: int, user: User | None = None) -> Game | None:
-    """The game, its row locked until the transaction ends, with its deal (the layout is
-    loaded on first use). A daily game's `daily` is loaded on first use too; a casual game's
-    is None without a query."""
-    query = _game_locked_query(for_user=user is not None)
-    with connection.cursor() as cursor:
+@contextlib.contextmanager
+def _hot_cursor() -> Iterator[Any]:
+    """A cursor for a move's statements. On PostgreSQL it binds parameters on the server, so
+    each statement is parsed and planned once per connection (prepared, see the database
+    OPTIONS in config/settings.py): a third of the database's CPU per move, and half of the
+    driver's. Elsewhere, Django's usual cursor."""
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            yield cursor
+        return
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    raw = ServerBindingCursor(connection.connection)
+    # Django's wrapper, as `connection.cursor()` gives: errors become django.db errors, and
+    # the statements are recorded where queries are (DEBUG, tests).
+    wrap = connection.make_debug_cursor if connection.queries_logged else connection.make_cursor
+    with wrap(raw) as cursor:
+        yield cursor
+
+
+def _game_read(*, game_id: int, user: User | None = None, lock: bool = False) -> Game | None:
+    """The game with its deal (the layout is loaded on first use); with `lock`, its row is
+    locked until the transaction ends. A daily game's `daily` is loaded on first use too; a
+    casual game's is None without a query."""
+    query = _game_query(for_user=user is not None, lock=lock)
+    with _hot_cursor() as cursor:
         cursor.execute(query.sql, [game_id] if user is None else [game_id, user.pk])
         row = cursor.fetchone()
     if row is None:
@@ -210,49 +255,124 @@ def _game_locked(*, game_id: int, user: User | None = None) -> Game | None:
     return game
 
 
-def _log_append(game: Game, entries: Sequence[_Entry], at_ms: int) -> None:
+_LOG_COLUMNS = ("game", "seq", "notation", "score_after", "at_ms")
+
+
+def _log_rows(game: Game, entries: Sequence[_Entry], after_seq: int, at_ms: int) -> list[object]:
+    """The parameters of the log rows of one action, in `_LOG_COLUMNS` order, numbered from
+    `after_seq` + 1."""
+    params: list[object] = []
+    for i, entry in enumerate(entries, start=1):
+        params += [game.pk, after_seq + i, entry.notation, entry.score_after, at_ms]
+    return params
+
+
+def _log_append(game: Game, entries: Sequence[_Entry], after_seq: int, at_ms: int) -> None:
     """INSERT the log rows of one action (what `Action.objects.bulk_create` sends)."""
     q = connection.ops.quote_name
     action = Action._meta
-    names = ("game", "seq", "notation", "score_after", "at_ms")
-    columns = ", ".join(q(action.get_field(name).column) for name in names)
+    columns = ", ".join(q(action.get_field(name).column) for name in _LOG_COLUMNS)
     values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(entries))
-    params: list[object] = []
-    for i, entry in enumerate(entries, start=1):
-        params += [game.pk, game.seq + i, entry.notation, entry.score_after, at_ms]
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO {q(action.db_table)} ({columns}) VALUES {values}", params)
+        cursor.execute(
+            f"INSERT INTO {q(action.db_table)} ({columns}) VALUES {values}",
+            _log_rows(game, entries, after_seq, at_ms),
+        )
 
 
-def _game_update(game: Game, fields: Sequence[str]) -> None:
-    """UPDATE the game's row with these fields (what `game.save(update_fields=...)` sends)."""
+def _game_update_sql(
+    fields: Sequence[str], *, where_seq: bool
+) -> tuple[str, list[Field[Any, Any]]]:
+    """`UPDATE game SET <fields> WHERE id = %s [AND seq = %s]` and the fields it sets."""
     q = connection.ops.quote_name
     meta = Game._meta
     targets = [meta.get_field(name) for name in fields]
     assignments = ", ".join(f"{q(f.column)} = %s" for f in targets)
+    sql = f"UPDATE {q(meta.db_table)} SET {assignments} WHERE {q(meta.pk.column)} = %s"
+    if where_seq:
+        sql += f" AND {q(meta.get_field('seq').column)} = %s"
+    return sql, targets
+
+
+def _game_update_params(game: Game, targets: Sequence[Field[Any, Any]]) -> list[object]:
     params = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in targets]
+    return [*params, game.pk]
+
+
+def _game_update(game: Game, fields: Sequence[str]) -> None:
+    """UPDATE the game's row with these fields (what `game.save(update_fields=...)` sends)."""
+    sql, targets = _game_update_sql(fields, where_seq=False)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {q(meta.db_table)} SET {assignments} WHERE {q(meta.pk.column)} = %s",
-            [*params, game.pk],
-        )
+        cursor.execute(sql, _game_update_params(game, targets))
 
 
-@transaction.atomic
-def game_action_apply(
-    *, game_id: int, user: User, seq: int, action: engine.Action
-) -> tuple[Game, engine.GameState]:
-    """Apply one player action to the caller's game and append it to the log.
+# What a move in play changes; the end of a game sets more (see `_apply_and_log`).
+_IN_PLAY_FIELDS = (
+    "seq",
+    "moves",
+    "score",
+    "undos",
+    "passes_used",
+    "foundations",
+    "status",
+    "snapshot",
+)
 
-    Locks the game row for the whole transaction, so concurrent requests queue and exactly
-    one of several with the same `seq` is applied. Returns the game and its new engine state.
 
-    :raises GameNotFoundError: no such game of this user.
-    :raises SeqMismatchError: `seq` is not the log's length (stale or repeated request).
-    :raises GameOverError: the game is won or resigned, or its daily board has closed.
-    :raises IllegalMoveApiError: the rules refuse the action; the message names the rule.
-    """
-    game = _game_locked(game_id=game_id, user=user)
+@functools.cache
+def _move_commit_sql(rows: int) -> tuple[str, list[Field[Any, Any]]]:
+    """PostgreSQL: one statement that updates the game if its `seq` is still the one read,
+    and only then appends the log rows (`rows` of them); it inserts nothing otherwise."""
+    q = connection.ops.quote_name
+    update, targets = _game_update_sql(_IN_PLAY_FIELDS, where_seq=True)
+    action = Action._meta
+    fields = [action.get_field(name) for name in _LOG_COLUMNS]
+    columns = ", ".join(q(f.column) for f in fields)
+    # Typed, so that a column of NULLs (no scoring) is not taken for text.
+    row = "(" + ", ".join(f"CAST(%s AS {f.db_type(connection)})" for f in fields) + ")"
+    names = ", ".join(f"c{i}" for i in range(len(fields)))
+    sql = (
+        f"WITH updated AS ({update} RETURNING 1) "
+        f"INSERT INTO {q(action.db_table)} ({columns}) "
+        f"SELECT {names} FROM updated, (VALUES {', '.join([row] * rows)}) AS v({names})"
+    )
+    return sql, targets
+
+
+def _move_commit(game: Game, entries: Sequence[_Entry], *, read_seq: int, at_ms: int) -> bool:
+    """Append the log rows of one action and save the game's figures, atomically, if the
+    game's `seq` is still `read_seq`; False (nothing written) when another action came first.
+
+    `game` holds the new figures (`_record`)."""
+    log_params = _log_rows(game, entries, read_seq, at_ms)
+    if connection.vendor == "postgresql":  # one round trip, no transaction to open and close
+        sql, targets = _move_commit_sql(len(entries))
+        with _hot_cursor() as cursor:
+            cursor.execute(sql, [*_game_update_params(game, targets), read_seq, *log_params])
+            return cursor.rowcount == len(entries)
+    sql, targets = _game_update_sql(_IN_PLAY_FIELDS, where_seq=True)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, [*_game_update_params(game, targets), read_seq])
+        if cursor.rowcount != 1:
+            return False
+        _log_append(game, entries, read_seq, at_ms)
+    return True
+
+
+def _record(game: Game, state: engine.GameState, logged: int) -> None:
+    """Copy the state's figures (`_IN_PLAY_FIELDS`) into the game, `logged` rows later."""
+    game.seq += logged
+    game.moves = state.moves
+    game.score = state.score
+    game.undos = state.undos
+    game.passes_used = state.passes_used
+    game.foundations = state.foundation_count
+    game.status = state.status
+    game.snapshot = _snapshot_dumps(state)
+
+
+def _check_playable(game: Game | None, seq: int, now: datetime) -> Game:
+    """The game, if `seq` may be applied to it now."""
     if game is None:
         raise GameNotFoundError("No such game.")
     if seq != game.seq:
@@ -262,20 +382,62 @@ def game_action_apply(
         )
     if game.is_over:
         raise GameOverError(f"The game is over ({game.status}); no action applies any more.")
-    now = timezone.now()
     if game.daily is not None and not clock.accepts_play(game.daily.date, now):
         raise GameOverError(
             "The daily challenge has closed (games may be finished until 01:00 UTC); "
             "this attempt is recorded as it stands."
         )
-    state = _apply_and_log(game, action, now)
+    return game
+
+
+def game_action_apply(
+    *, game_id: int, user: User, seq: int, action: engine.Action
+) -> tuple[Game, engine.GameState]:
+    """Apply one player action to the caller's game and append it to the log.
+
+    Optimistic: the game is read without a lock, the action applied to its snapshot, and the
+    log rows and the game's new figures are written in one atomic step that happens only if
+    the game's `seq` is still the one read, so exactly one of several requests with the same
+    `seq` is applied. An action that ends the game is applied again under the row's lock
+    instead (`_apply_and_log`), where the end is checked by a full replay. Returns the game
+    and its new engine state.
+
+    :raises GameNotFoundError: no such game of this user.
+    :raises SeqMismatchError: `seq` is not the log's length (stale or repeated request).
+    :raises GameOverError: the game is won or resigned, or its daily board has closed.
+    :raises IllegalMoveApiError: the rules refuse the action; the message names the rule.
+    """
+    now = timezone.now()
+    game = _check_playable(_game_read(game_id=game_id, user=user), seq, now)
+    state = _state_for(game, action)
+    try:
+        applied = state.apply(action)
+    except engine.IllegalMoveError as exc:
+        raise IllegalMoveApiError(str(exc)) from None
+    if state.is_over:
+        return _game_action_apply_locked(game_id=game_id, user=user, seq=seq, action=action)
+    entries = _entries(applied)
+    _record(game, state, len(entries))
+    if not _move_commit(game, entries, read_seq=seq, at_ms=_elapsed_ms(game, now)):
+        _check_playable(_game_read(game_id=game_id, user=user), seq, now)  # says why
+        raise SeqMismatchError("Another action was applied first: reload the game.")
     return game, state
+
+
+@transaction.atomic
+def _game_action_apply_locked(
+    *, game_id: int, user: User, seq: int, action: engine.Action
+) -> tuple[Game, engine.GameState]:
+    """`game_action_apply` with the game's row locked for the whole transaction."""
+    now = timezone.now()
+    game = _check_playable(_game_read(game_id=game_id, user=user, lock=True), seq, now)
+    return game, _apply_and_log(game, action, now)
 
 
 @transaction.atomic
 def game_finish_as_it_stands(*, game_id: int) -> Game | None:
     """Resign a game in play on the player's behalf (a daily board closing). Idempotent."""
-    game = _game_locked(game_id=game_id)
+    game = _game_read(game_id=game_id, lock=True)
     if game is None or game.is_over:
         return game
     _apply_and_log(game, engine.Resign(), timezone.now())
@@ -285,7 +447,7 @@ def game_finish_as_it_stands(*, game_id: int) -> Game | None:
 def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.GameState:
     """Apply `action` to the locked game's snapshot, append the log rows, save the counters;
     on the game's end, check it by a full replay."""
-    state = game_state(game)
+    state = _state_for(game, action)
     try:
         applied = state.apply(action)
     except engine.IllegalMoveError as exc:
@@ -293,15 +455,8 @@ def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.G
 
     at_ms = _elapsed_ms(game, now)
     entries = _entries(applied)
-    _log_append(game, entries, at_ms)
-    game.seq += len(entries)
-    game.moves = state.moves
-    game.score = state.score
-    game.undos = state.undos
-    game.passes_used = state.passes_used
-    game.foundations = state.foundation_count
-    game.status = state.status
-    game.snapshot = snapshot.dumps(state)
+    _log_append(game, entries, game.seq, at_ms)
+    _record(game, state, len(entries))
     if state.is_over:
         game.finished_at = now
         game.elapsed_ms = at_ms
@@ -312,22 +467,7 @@ def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.G
             from games.tasks import analyse_game
 
             analyse_game.delay_on_commit(game.pk)
-    _game_update(
-        game,
-        [
-            "seq",
-            "moves",
-            "score",
-            "undos",
-            "passes_used",
-            "foundations",
-            "status",
-            "snapshot",
-            "finished_at",
-            "elapsed_ms",
-            "leaderboard_score",
-        ],
-    )
+    _game_update(game, [*_IN_PLAY_FIELDS, "finished_at", "elapsed_ms", "leaderboard_score"])
     return state
 
 
@@ -360,8 +500,7 @@ def _check_by_replay(game: Game, live: engine.GameState) -> None:
 
     The game's figures must already hold the live state's.
     """
-    log = list(Action.objects.filter(game=game).order_by("seq").values_list("notation", flat=True))
-    reason = game_replay_disagreement(game=game, log=log, live=live)
+    reason = game_replay_disagreement(game=game, log=_log_notations(game), live=live)
     if reason:
         logger.error("game %s: %s", game.pk, reason)
         raise ReplayMismatchError("The game's replay disagrees with play; the result was refused.")
@@ -382,11 +521,10 @@ def game_analyse(*, game_id: int) -> dict[str, object] | None:
         return None
     if game.analysis is not None:
         return dict(game.analysis)
-    log = list(game.actions.order_by("seq").values_list("notation", flat=True))
     analysis = solver.analyse(
         engine.Deal.from_dict(game.deal.layout),
         game_rules(game),
-        log,
+        _log_notations(game),
         budget_s_per_position=ANALYSIS_BUDGET_S_PER_POSITION,
     ).to_dict()
     Game.objects.filter(pk=game_id, analysis__isnull=True).update(analysis=analysis)

@@ -43,7 +43,7 @@ from .deal import Deal
 from .errors import IllegalMoveError
 from .rules import Rules, format_score
 
-__all__ = ["UNDO_LIMIT", "Applied", "GameState", "RawPosition"]
+__all__ = ["UNDO_LIMIT", "Applied", "GameState", "HistoryNotLoadedError", "RawPosition"]
 
 UNDO_LIMIT: Final = 100
 """How many actions back undo reaches (rules §6)."""
@@ -132,6 +132,11 @@ _Snapshot = tuple[
 ]
 
 
+class HistoryNotLoadedError(RuntimeError):
+    """An undo reached a step of the history that was not loaded (see
+    :attr:`GameState.history_complete`): a caller's mistake, not a rule."""
+
+
 class GameState:
     """A Klondike game: position, score, counters and the undo history.
 
@@ -162,6 +167,7 @@ class GameState:
         "_stock",
         "_tab",
         "_undos",
+        "_unloaded",
         "_waste",
         "deal",
     )
@@ -209,6 +215,9 @@ class GameState:
         self._passes = passes_used
         self._status = "won" if sum(self._found) == 52 else "playing"
         self._history: deque[_Snapshot] = deque(maxlen=UNDO_LIMIT)
+        # Undo steps that exist but are not in `_history`: the oldest ones, left out of a
+        # snapshot saved without its history (see `history_complete`).
+        self._unloaded = 0
         self._depth = 0
 
     # -- construction ---------------------------------------------------------------------
@@ -360,7 +369,18 @@ class GameState:
     @property
     def can_undo(self) -> bool:
         """True when an Undo would be accepted now."""
-        return self._status == "playing" and bool(self._history)
+        return self._status == "playing" and bool(self._history or self._unloaded)
+
+    @property
+    def history_complete(self) -> bool:
+        """False when undo steps exist that are not in memory: the state was loaded from a
+        snapshot saved without its history. :meth:`undo` may then need the state rebuilt
+        from the log (:func:`~games.engine.replay.replay`), which has them all.
+
+        >>> GameState.from_code("KL1-D1N-AAAAAAG").history_complete
+        True
+        """
+        return not self._unloaded
 
     @property
     def foundation_count(self) -> int:
@@ -536,6 +556,10 @@ class GameState:
                 f"the game is over ({self._status}); no action applies any more (rules §4)"
             )
         if not self._history:
+            if self._unloaded:
+                raise HistoryNotLoadedError(
+                    "this state was loaded without its undo history: rebuild it from the log"
+                )
             if self._depth:
                 raise IllegalMoveError(f"undo reaches back at most {UNDO_LIMIT} actions (rules §6)")
             raise IllegalMoveError("nothing to undo (rules §6)")
@@ -559,6 +583,8 @@ class GameState:
     # -- internals ------------------------------------------------------------------------
 
     def _push(self) -> None:
+        if self._unloaded and len(self._history) + self._unloaded >= UNDO_LIMIT:
+            self._unloaded -= 1  # the oldest step falls out of reach, as the deque's would
         self._history.append(
             (
                 tuple(self._tab),

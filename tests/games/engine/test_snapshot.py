@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from games.engine import GameState, Undo, public_view
+from games.engine import UNDO_LIMIT, GameState, Undo, public_view
 from games.engine.snapshot import SnapshotError, dumps, loads
+from games.engine.state import HistoryNotLoadedError
 
 
 def _played(code: str, steps: int, seed: int) -> GameState:
@@ -66,3 +67,49 @@ def test_refuses_garbage_and_other_versions() -> None:
     del fields["_moves"]
     with pytest.raises(SnapshotError, match="fields"):
         loads(pickle.dumps((version, rules, fields)))
+
+
+def test_without_history_counts_the_missing_steps() -> None:
+    g = _played("KL1-D1N-AAAAAAG", 150, seed=5)
+    assert g.can_undo
+    lean = dumps(g, history=False)
+    assert len(lean) * 5 < len(dumps(g))
+    h = loads(lean)
+    assert h.position_key() == g.position_key() and public_view(h) == public_view(g)
+    assert h.can_undo and not h.history_complete and g.history_complete
+    with pytest.raises(HistoryNotLoadedError):
+        h.undo()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lean_snapshots_count_undo_steps_like_the_whole_history(seed: int) -> None:
+    """Saved and loaded without history after every action (as the server does), a game
+    still agrees with the original on `can_undo`; the steps it holds undo like the original's,
+    and the count of missing ones stays within the 100-step limit."""
+    rnd = random.Random(seed)
+    g = GameState.from_code("KL1-D3N-AAAAAAG")
+    h = loads(dumps(g, history=False))
+    for _ in range(400):
+        moves = g.legal_moves()
+        if g.is_over or not (moves or g.can_undo):
+            break
+        if g.can_undo and (not moves or rnd.random() < 0.2) and h._history:
+            action: object = Undo()
+        elif moves:
+            action = rnd.choice(moves)
+        else:
+            break
+        assert g.apply(action) == h.apply(action)  # type: ignore[arg-type]
+        if rnd.random() < 0.7:
+            h = loads(dumps(h, history=False))
+        assert h.can_undo == g.can_undo
+        assert h._unloaded + len(h._history) == len(g._history) <= UNDO_LIMIT
+
+
+def test_reads_version_1_snapshots_with_their_whole_history() -> None:
+    g = _played("KL1-D1N-AAAAAAG", 60, seed=2)
+    _, rules, fields = pickle.loads(dumps(g))
+    del fields["_unloaded"]
+    h = loads(pickle.dumps((1, rules, fields)))
+    assert h.history_complete and h.can_undo == g.can_undo
+    assert h.undo() == g.undo()
