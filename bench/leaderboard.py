@@ -204,8 +204,10 @@ def late_game(daily_id: int, like_position: int) -> tuple[int, int]:
             SELECT %s, g.deal_id, g.daily_id, 1, 'N', 'daily', g.status, g.seq, g.moves,
                    g.score, g.leaderboard_score, g.undos, 0, g.foundations, '\\x'::bytea, '',
                    false, now() - g.elapsed_ms * interval '1 millisecond', now(), g.elapsed_ms
-            FROM games_leaderboardentry e JOIN games_game g ON g.id = e.game_id
-            WHERE e.daily_id = %s AND e.position = %s
+            FROM games_dailydeal d
+            JOIN games_leaderboardentry e ON e.snapshot_id = d.snapshot_id
+            JOIN games_game g ON g.id = e.game_id
+            WHERE d.id = %s AND e.position = %s
             RETURNING id
             """,
             [user_id, daily_id, like_position],
@@ -317,7 +319,8 @@ def run_size(args: argparse.Namespace, env: dict[str, str], size: int) -> dict[s
     )
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT count(DISTINCT rank), count(*) FROM games_leaderboardentry WHERE daily_id = %s",
+            "SELECT count(DISTINCT rank), count(*) FROM games_leaderboardentry"
+            " WHERE snapshot_id = (SELECT snapshot_id FROM games_dailydeal WHERE id = %s)",
             [daily_id],
         )
         distinct_ranks, rows = cur.fetchone()
@@ -325,7 +328,8 @@ def run_size(args: argparse.Namespace, env: dict[str, str], size: int) -> dict[s
         middle = size // 2 or 1
         cur.execute(
             "SELECT user_id, rank FROM games_leaderboardentry"
-            " WHERE daily_id = %s AND position = %s",
+            " WHERE snapshot_id = (SELECT snapshot_id FROM games_dailydeal WHERE id = %s)"
+            " AND position = %s",
             [daily_id, middle],
         )
         mid_user, mid_rank = cur.fetchone()
@@ -392,9 +396,10 @@ def run_size(args: argparse.Namespace, env: dict[str, str], size: int) -> dict[s
 
     count, out["rank_new_game_s"] = timed_rank(daily_id)
     assert count == size + 1
-    from games.models import LeaderboardEntry
+    from games.models import DailyDeal, LeaderboardEntry
 
-    assert LeaderboardEntry.objects.filter(daily_id=daily_id, user_id=late_user).exists()
+    snapshot = DailyDeal.objects.get(pk=daily_id).snapshot_id
+    assert LeaderboardEntry.objects.filter(snapshot_id=snapshot, user_id=late_user).exists()
     print(f"[{size}] daily_rank after one new game: {out['rank_new_game_s']:.2f} s", flush=True)
     return out
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.http import HttpRequest
 
 from games.daily import services as daily_services
@@ -83,6 +83,10 @@ class DailyDealAdmin(ReadOnlyAdmin):
 class LeaderboardEntryAdmin(ReadOnlyAdmin):
     list_display = ("daily", "rank", "user", "won", "score", "moves", "undos", "elapsed_ms")
     list_filter = ("daily__mode",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[LeaderboardEntry]:
+        # Each board's current generation only: a replaced one lingers for a grace period.
+        return super().get_queryset(request).filter(snapshot_id=F("daily__snapshot_id"))
 
 
 @admin.register(DailyStreak)

@@ -172,6 +172,14 @@ class DailyDeal(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     ranked_at = models.DateTimeField(null=True, blank=True)
     entries_count = models.PositiveIntegerField(default=0)  # as of the last ranking
+    # The current generation of the rank snapshot (None before the first ranking).
+    snapshot = models.ForeignKey(
+        "LeaderboardSnapshot",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
     finalized_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -196,14 +204,47 @@ class DailyDeal(models.Model):
         return self.finalized_at is not None
 
 
-class LeaderboardEntry(models.Model):
-    """The rank snapshot of one daily board, rebuilt as a whole by the ranking job.
+class LeaderboardSnapshot(models.Model):
+    """One generation of a board's rank snapshot: the entries one ranking run wrote.
 
-    Every row is derived from a `Game` by `daily_rank`, which writes up to a million rows at
-    a time; so the foreign keys are not enforced by the database (each check costs a lookup
-    per row written) and have no single-column indexes (the composite ones cover them).
+    A run builds a new generation beside the current one and then points the board at it
+    (`DailyDeal.snapshot`) in the same transaction, so readers see either the old snapshot or
+    the new one, never a half-built one. A replaced generation is `retired_at` the moment of
+    the swap and dropped a grace period later (`games.daily.services.SNAPSHOT_GRACE`), after
+    any request that read the old pointer has finished.
     """
 
+    daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="snapshots")
+    created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["retired_at"], name="games_lbsnap_retired")]
+
+    def __str__(self) -> str:
+        return f"snapshot {self.pk} of {self.daily_id}"
+
+
+class LeaderboardEntry(models.Model):
+    """One row of a board's rank snapshot (one generation, `snapshot`), written in bulk by
+    the ranking job and never updated.
+
+    On PostgreSQL the table is partitioned by LIST (snapshot): each generation is a partition
+    of its own, built and indexed as a plain table, attached when complete and dropped whole
+    when retired (migration 0005). So the table has no primary-key or unique constraint in the
+    database (a partitioned table's keys must contain the partition key); `id` is derived,
+    `snapshot << 32 | position`, unique by construction. The foreign keys are not enforced by
+    the database either: every row is derived from a `Game`.
+    """
+
+    id = models.BigIntegerField(primary_key=True)
+    snapshot = models.ForeignKey(
+        LeaderboardSnapshot,
+        on_delete=models.CASCADE,
+        related_name="entries",
+        db_constraint=False,
+        db_index=False,
+    )
     daily = models.ForeignKey(
         DailyDeal,
         on_delete=models.CASCADE,
@@ -211,8 +252,8 @@ class LeaderboardEntry(models.Model):
         db_constraint=False,
         db_index=False,
     )
-    game = models.OneToOneField(
-        Game, on_delete=models.CASCADE, related_name="leaderboard_entry", db_constraint=False
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
     )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -232,8 +273,8 @@ class LeaderboardEntry(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["daily", "position"], name="games_lb_daily_position"),
-            models.Index(fields=["daily", "user"], name="games_lb_daily_user"),
+            models.Index(fields=["snapshot", "position"], name="games_lb_snapshot_position"),
+            models.Index(fields=["snapshot", "user"], name="games_lb_snapshot_user"),
         ]
 
     def __str__(self) -> str:

@@ -13,14 +13,14 @@ from games.daily import clock, services
 from games.models import DailyDeal
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, soft_time_limit=120, time_limit=150)
 def rank_daily(day: str, mode: str) -> int:
     """Rebuild one board's rank snapshot; returns the number of entries."""
     daily = DailyDeal.objects.filter(date=date.fromisoformat(day), mode=mode).first()
     return services.daily_rank(daily_id=daily.pk) if daily is not None else 0
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, soft_time_limit=300, time_limit=330)
 def rank_open_boards() -> int:
     """Every minute while boards are open: re-rank the boards that are not final."""
     boards = DailyDeal.objects.filter(

@@ -96,6 +96,8 @@ def daily_leaderboard(
     """One page of a board's rank snapshot, and the caller's place (`me`).
 
     Pages are ranges of the snapshot's `position`, so a deep page costs what page 1 costs.
+    Everything is read from the generation the board points at (`DailyDeal.snapshot`), and the
+    count is the one stored with it: no COUNT(*) on read.
     While the board is open and Redis is configured, `me` comes from the live sorted set
     when the snapshot does not have the caller's finished game yet.
 
@@ -113,10 +115,12 @@ def daily_leaderboard(
     first = (page - 1) * PAGE_SIZE + 1
     rows = (
         LeaderboardEntry.objects.filter(
-            daily=daily, position__gte=first, position__lt=first + PAGE_SIZE
+            snapshot_id=daily.snapshot_id, position__gte=first, position__lt=first + PAGE_SIZE
         )
         .select_related("user")
         .order_by("position")
+        if count
+        else []
     )
     me = None
     if mine is not None:
@@ -138,7 +142,11 @@ def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any]
     """The caller's rank and percentile: from the snapshot, else live, else None."""
     if not user.is_authenticated:
         return None
-    row = LeaderboardEntry.objects.filter(daily=daily, user=user).first()
+    row = (
+        LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id, user=user).first()
+        if daily.snapshot_id is not None
+        else None
+    )
     if row is not None:
         rank, count, position = row.rank, daily.entries_count, row.position
         source = "snapshot"

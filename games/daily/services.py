@@ -12,7 +12,7 @@ import secrets
 from datetime import date, datetime, timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from accounts.models import User
@@ -21,7 +21,7 @@ from games import engine
 from games import services as game_services
 from games.daily import clock, live
 from games.engine import solver
-from games.models import DailyDeal, DailyStreak, Game, LeaderboardEntry
+from games.models import DailyDeal, DailyStreak, Game, LeaderboardEntry, LeaderboardSnapshot
 
 logger = logging.getLogger("games.daily")
 
@@ -207,86 +207,146 @@ def daily_game_finished(*, game: Game) -> None:
     rank_daily.delay_on_commit(game.daily.date.isoformat(), game.daily.mode)
 
 
-def daily_rank(*, daily_id: int) -> int:
-    """Rebuild the board's rank snapshot with set-based SQL: RANK() and ROW_NUMBER() window
-    functions over the board's finished, unflagged games.
+# A retired snapshot generation is kept this long after the swap that replaced it, so that a
+# request that read the old pointer can still read its rows (gunicorn's timeout is 30 s).
+SNAPSHOT_GRACE = timedelta(seconds=60)
 
-    On PostgreSQL the snapshot is brought up to date in place by one statement: entries of
-    games that left the board are deleted, entries whose figures changed are updated, new
-    games are inserted, and unchanged rows are not written at all (a re-run writes nothing;
-    updates keep their foreign keys, so only new rows pay the foreign-key checks). Elsewhere
-    (SQLite) the board's entries are deleted and inserted again.
+# The ranking rule (api.md) as an ORDER BY over games_game `g`. The first key packs won and
+# the leaderboard score into one exact bigint (1 bit and 32 bits), which sorts much faster than
+# two keys; the order is the same as won DESC, COALESCE(score, 0) DESC.
+_RANK_ORDER = (
+    "(CASE WHEN g.status = 'won' THEN 8589934592 ELSE 0 END"
+    " + CAST(COALESCE(g.leaderboard_score, 0) AS bigint)) DESC,"
+    " g.moves ASC, g.elapsed_ms ASC, g.finished_at ASC"
+)
+_ENTRY_COLUMNS = (
+    "id, snapshot_id, daily_id, game_id, user_id, rank, position, won, score, moves, undos, "
+    "elapsed_ms, finished_at"
+)
 
-    Idempotent: running it twice gives the same table. Returns the number of entries.
+
+def _ranked_rows_sql() -> str:
+    """SELECT of a board's entries: RANK() and ROW_NUMBER() over its finished, unflagged games.
+
+    Parameters: the snapshot id (twice) and the board's id. `id` is snapshot << 32 | position.
+    """
+    return f"""
+        SELECT %s * 4294967296 + position AS id, %s AS snapshot_id, daily_id, game_id,
+               user_id, rank, position, won, score, moves, undos, elapsed_ms, finished_at
+        FROM (
+            SELECT g.daily_id, g.id AS game_id, g.user_id,
+                   RANK() OVER (ORDER BY {_RANK_ORDER}) AS rank,
+                   ROW_NUMBER() OVER (ORDER BY {_RANK_ORDER}, g.id ASC) AS position,
+                   g.status = 'won' AS won, g.leaderboard_score AS score, g.moves, g.undos,
+                   g.elapsed_ms, g.finished_at
+            FROM {Game._meta.db_table} g
+            WHERE g.daily_id = %s AND g.status <> 'playing'
+              AND (g.flag_reason = '' OR g.flag_cleared)
+        ) ranked
+    """
+
+
+def _partition(snapshot_id: int) -> str:
+    """The PostgreSQL partition that holds one snapshot generation."""
+    return f"{LeaderboardEntry._meta.db_table}_s{int(snapshot_id)}"
+
+
+def _snapshot_build(*, snapshot_id: int, daily_id: int) -> int:
+    """Write a board's new generation of entries; returns how many.
+
+    On PostgreSQL the generation is a fresh table: filled by one INSERT ... SELECT (no index to
+    maintain row by row), indexed afterwards (a sorted bulk build), then attached as the
+    partition for `snapshot_id`. Its CHECK constraint lets ATTACH skip the validation scan,
+    and ATTACH takes only a SHARE UPDATE EXCLUSIVE lock on the parent: readers go on.
+    Must run inside the transaction that swaps the board's pointer.
     """
     entry = LeaderboardEntry._meta.db_table
-    game = Game._meta.db_table
-    order = (
-        "CASE WHEN g.status = 'won' THEN 1 ELSE 0 END DESC, COALESCE(g.leaderboard_score, 0) "
-        "DESC, g.moves ASC, g.elapsed_ms ASC, g.finished_at ASC"
-    )
-    ranked = f"""
-        SELECT g.daily_id, g.id AS game_id, g.user_id,
-               RANK() OVER (ORDER BY {order}) AS rank,
-               ROW_NUMBER() OVER (ORDER BY {order}, g.id ASC) AS position,
-               g.status = 'won' AS won, g.leaderboard_score AS score, g.moves, g.undos,
-               g.elapsed_ms, g.finished_at
-        FROM {game} g
-        WHERE g.daily_id = %s AND g.status <> 'playing'
-          AND (g.flag_reason = '' OR g.flag_cleared)
-    """
-    figures = ("rank", "position", "won", "score", "moves", "undos", "elapsed_ms", "finished_at")
-    columns = ", ".join(("daily_id", "game_id", "user_id", *figures))
-    if connection.vendor == "postgresql":
-        # `diff` joins the new ranking with the board's current entries once (a hash full
-        # join) and keeps only what differs; the three writes then touch just those rows.
-        # All parts see the table as it was before the statement.
-        sql = f"""
-            WITH ranked AS MATERIALIZED ({ranked}),
-            diff AS MATERIALIZED (
-                SELECT e.id AS entry_id, r.*
-                FROM ranked r
-                FULL JOIN (SELECT * FROM {entry} WHERE daily_id = %s) e ON e.game_id = r.game_id
-                WHERE e.id IS NULL OR r.game_id IS NULL
-                   OR ({", ".join(f"e.{f}" for f in figures)})
-                      IS DISTINCT FROM ({", ".join(f"r.{f}" for f in figures)})
-            ),
-            gone AS (
-                DELETE FROM {entry} e USING diff d
-                WHERE e.id = d.entry_id AND d.game_id IS NULL
-            ),
-            changed AS (
-                UPDATE {entry} e
-                SET {", ".join(f"{f} = d.{f}" for f in figures)}
-                FROM diff d
-                WHERE e.id = d.entry_id AND d.game_id IS NOT NULL
-            ),
-            added AS (
-                INSERT INTO {entry} ({columns})
-                SELECT {columns} FROM diff d WHERE d.entry_id IS NULL
-            )
-            SELECT count(*) FROM ranked
-        """
-        params = [daily_id, daily_id]
-    else:
-        sql = f"INSERT INTO {entry} ({columns}) SELECT {columns} FROM ({ranked}) r"
-        params = [daily_id]
-    with transaction.atomic():
-        DailyDeal.objects.select_for_update().filter(pk=daily_id).first()
-        with connection.cursor() as cursor:
-            if connection.vendor == "postgresql":
-                # A big board's sort and join in memory, not on disk; and no JIT, whose
-                # compilation costs seconds here (SET LOCAL: until the transaction ends).
-                cursor.execute("SET LOCAL work_mem = '256MB'")
-                cursor.execute("SET LOCAL jit = off")
-                cursor.execute(sql, params)
-                count = cursor.fetchone()[0]
-            else:
-                LeaderboardEntry.objects.filter(daily_id=daily_id).delete()
-                cursor.execute(sql, params)
-                count = cursor.rowcount
-        DailyDeal.objects.filter(pk=daily_id).update(ranked_at=timezone.now(), entries_count=count)
+    params = [snapshot_id, snapshot_id, daily_id]
+    with connection.cursor() as cursor:
+        if connection.vendor != "postgresql":
+            cursor.execute(f"INSERT INTO {entry} ({_ENTRY_COLUMNS}) {_ranked_rows_sql()}", params)
+            return cursor.rowcount
+        part = _partition(snapshot_id)
+        # A big board's sort in memory, not on disk; and no JIT, whose compilation costs
+        # seconds here (SET LOCAL: until the transaction ends).
+        cursor.execute("SET LOCAL work_mem = '256MB'")
+        cursor.execute("SET LOCAL jit = off")
+        # The id is new, so a table of that name can only be debris (a flushed test database).
+        cursor.execute(f"DROP TABLE IF EXISTS {part}")
+        # Its rows are never updated or deleted, so autovacuum has nothing to clean up (the
+        # anti-wraparound freeze still runs: PostgreSQL forces it whatever this setting says).
+        cursor.execute(
+            f"CREATE TABLE {part} (LIKE {entry} INCLUDING DEFAULTS INCLUDING CONSTRAINTS,"
+            f" CHECK (snapshot_id = {int(snapshot_id)})) WITH (autovacuum_enabled = off)"
+        )
+        cursor.execute(f"INSERT INTO {part} ({_ENTRY_COLUMNS}) {_ranked_rows_sql()}", params)
+        count = cursor.rowcount
+        # The parent's indexes, matched by definition when the partition is attached.
+        cursor.execute(f"CREATE INDEX ON {part} (snapshot_id, position)")
+        cursor.execute(f"CREATE INDEX ON {part} (snapshot_id, user_id)")
+        cursor.execute(
+            f"ALTER TABLE {entry} ATTACH PARTITION {part} FOR VALUES IN ({int(snapshot_id)})"
+        )
     return count
+
+
+def daily_rank(*, daily_id: int) -> int:
+    """Rank a board: build a new generation of its rank snapshot with set-based SQL (RANK()
+    and ROW_NUMBER() window functions over its finished, unflagged games, one bulk write),
+    then point the board at it, in one transaction.
+
+    Readers follow the board's pointer, so they see the old snapshot or the new one, never a
+    half-built one. Runs on the same board are serialized by a lock on the board's row (FOR NO
+    KEY UPDATE, which does not hold up the starts that reference the board), so the later run
+    ranks everything the earlier one saw. The replaced generation is retired and dropped after
+    SNAPSHOT_GRACE, once this transaction has committed (`snapshots_drop_retired`).
+
+    Idempotent: running it twice gives the same entries. Returns the number of entries.
+    """
+    with transaction.atomic():
+        daily = DailyDeal.objects.select_for_update(no_key=True).filter(pk=daily_id).first()
+        if daily is None:
+            return 0
+        snapshot = LeaderboardSnapshot.objects.create(daily=daily)
+        count = _snapshot_build(snapshot_id=snapshot.pk, daily_id=daily_id)
+        now = timezone.now()
+        LeaderboardSnapshot.objects.filter(daily=daily, retired_at__isnull=True).exclude(
+            pk=snapshot.pk
+        ).update(retired_at=now)
+        DailyDeal.objects.filter(pk=daily_id).update(
+            snapshot=snapshot, ranked_at=now, entries_count=count
+        )
+        transaction.on_commit(snapshots_drop_retired)
+    return count
+
+
+def snapshots_drop_retired(*, now: datetime | None = None) -> int:
+    """Drop the snapshot generations retired more than SNAPSHOT_GRACE ago; returns how many.
+
+    On PostgreSQL a generation is dropped as a whole partition (no dead rows to vacuum). That
+    briefly locks the parent table, so it waits at most a second for readers: when it cannot
+    have the lock, the generations stay for the next run.
+    """
+    now = now or timezone.now()
+    stale = list(
+        LeaderboardSnapshot.objects.filter(retired_at__lt=now - SNAPSHOT_GRACE).values_list(
+            "pk", flat=True
+        )
+    )
+    if not stale:
+        return 0
+    try:
+        with transaction.atomic():
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute("SET LOCAL lock_timeout = '1s'")
+                    cursor.execute(f"DROP TABLE IF EXISTS {', '.join(map(_partition, stale))}")
+            # Elsewhere this deletes the generations' entries (the foreign key's cascade).
+            LeaderboardSnapshot.objects.filter(pk__in=stale).delete()
+    except OperationalError:
+        logger.warning("could not drop retired snapshots %s yet", stale, exc_info=True)
+        return 0
+    return len(stale)
 
 
 def daily_close(*, daily_id: int, now: datetime | None = None) -> bool:

@@ -68,15 +68,16 @@ def test_earlier_finish_breaks_the_last_tie(daily, finished_attempt, api_client)
 def test_rank_is_idempotent(daily, finished_attempt):
     for i in range(3):
         finished_attempt(daily, won=bool(i % 2), score=100 * i, moves=50, elapsed_ms=1000 * i)
+
+    def current() -> list[tuple[int, int, int]]:
+        daily.refresh_from_db()
+        rows = LeaderboardEntry.objects.filter(snapshot=daily.snapshot).order_by("position")
+        return list(rows.values_list("game_id", "rank", "position"))
+
     daily_services.daily_rank(daily_id=daily.pk)
-    first = list(
-        LeaderboardEntry.objects.order_by("position").values_list("game_id", "rank", "position")
-    )
+    first = current()
     daily_services.daily_rank(daily_id=daily.pk)
-    second = list(
-        LeaderboardEntry.objects.order_by("position").values_list("game_id", "rank", "position")
-    )
-    assert first == second and len(first) == 3
+    assert current() == first and len(first) == 3
 
 
 def test_me_percentile_and_around_me(daily, finished_attempt, api_client):

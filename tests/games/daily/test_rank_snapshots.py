@@ -1,0 +1,172 @@
+"""Rank snapshots in generations (`daily_rank`, `snapshots_drop_retired`): re-ranking after a
+new game, the pointer swap seen by readers, retired generations dropped after the grace period,
+and concurrent rank jobs on PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection, connections, transaction
+from django.utils import timezone
+
+from games.daily import services as daily_services
+from games.models import DailyDeal, LeaderboardEntry, LeaderboardSnapshot
+from tests.games.daily.conftest import DAY
+
+URL = f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N"
+
+
+def _current(daily: DailyDeal) -> list[tuple[str, int, int]]:
+    """(username, rank, position) of the entries of the generation the board points at."""
+    daily.refresh_from_db()
+    rows = LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id).order_by("position")
+    return list(rows.values_list("user__username", "rank", "position"))
+
+
+def _partitions() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_inherits WHERE inhparent = 'games_leaderboardentry'::regclass"
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db
+def test_rerank_after_a_new_game_shifts_the_board(daily, finished_attempt, api_client):
+    for i in range(3):
+        finished_attempt(daily, username=f"p{i}", won=True, score=500 - i, moves=100, elapsed_ms=9)
+    assert daily_services.daily_rank(daily_id=daily.pk) == 3
+    first = DailyDeal.objects.get(pk=daily.pk).snapshot_id
+    finished_attempt(daily, username="top", won=True, score=900, moves=100, elapsed_ms=9)
+    assert daily_services.daily_rank(daily_id=daily.pk) == 4
+    assert _current(daily) == [("top", 1, 1), ("p0", 2, 2), ("p1", 3, 3), ("p2", 4, 4)]
+    board = api_client.get(URL).json()
+    assert board["count"] == 4 and [e["user"] for e in board["entries"]][:2] == ["top", "p0"]
+    # The replaced generation is retired, not rewritten: its rows are still the old ranking.
+    assert LeaderboardSnapshot.objects.get(pk=first).retired_at is not None
+    assert LeaderboardEntry.objects.filter(snapshot_id=first).count() == 3
+
+
+@pytest.mark.django_db
+def test_a_board_without_ranking_reads_empty(daily, api_client):
+    board = api_client.get(URL).json()
+    assert board["count"] == 0 and board["entries"] == [] and board["pages"] == 1
+
+
+@pytest.mark.django_db
+def test_retired_generations_are_dropped_after_the_grace(daily, finished_attempt, api_client):
+    finished_attempt(daily, won=True, score=700, moves=100, elapsed_ms=1000)
+    daily_services.daily_rank(daily_id=daily.pk)
+    old = DailyDeal.objects.get(pk=daily.pk).snapshot_id
+    daily_services.daily_rank(daily_id=daily.pk)
+    now = timezone.now()
+    assert daily_services.snapshots_drop_retired(now=now) == 0  # within the grace: kept
+    later = now + daily_services.SNAPSHOT_GRACE + timedelta(seconds=1)
+    assert daily_services.snapshots_drop_retired(now=later) == 1
+    assert not LeaderboardSnapshot.objects.filter(pk=old).exists()
+    assert not LeaderboardEntry.objects.filter(snapshot_id=old).exists()
+    assert len(_current(daily)) == 1 and api_client.get(URL).json()["count"] == 1
+    if connection.vendor == "postgresql":
+        assert _partitions() == 1  # the current generation only
+
+
+@pytest.mark.django_db
+def test_me_from_the_snapshot_query_count(
+    daily, finished_attempt, api_client, django_assert_max_num_queries
+):
+    from rest_framework.authtoken.models import Token
+
+    games = [
+        finished_attempt(daily, won=True, score=i, moves=100, elapsed_ms=1000) for i in range(25)
+    ]
+    daily_services.daily_rank(daily_id=daily.pk)
+    token = Token.objects.get(user=games[3].user).key
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    with django_assert_max_num_queries(4):  # token, board, my entry, the page with users
+        board = api_client.get(f"{URL}?around=me").json()
+    assert board["me"]["source"] == "snapshot" and board["me"]["rank"] == 22
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_readers_see_the_old_generation_until_the_swap_commits(daily, finished_attempt, client):
+    finished_attempt(daily, username="first", won=True, score=700, moves=100, elapsed_ms=1000)
+    daily_services.daily_rank(daily_id=daily.pk)
+    finished_attempt(daily, username="second", won=True, score=800, moves=100, elapsed_ms=1000)
+    built, release = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def rank_and_hold() -> None:
+        try:
+            with transaction.atomic():
+                daily_services.daily_rank(daily_id=daily.pk)
+                built.set()  # the new generation is attached and the pointer moved: uncommitted
+                assert release.wait(30)
+        except BaseException as error:  # reported by the main thread
+            errors.append(error)
+            built.set()
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=rank_and_hold)
+    worker.start()
+    try:
+        assert built.wait(30)
+        board = client.get(URL).json()  # not blocked by the rank job's locks
+        assert board["count"] == 1 and [e["user"] for e in board["entries"]] == ["first"]
+    finally:
+        release.set()
+        worker.join(30)
+    assert not errors
+    board = client.get(URL).json()
+    assert board["count"] == 2 and [e["user"] for e in board["entries"]] == ["second", "first"]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_rank_jobs_leave_one_consistent_snapshot(daily, finished_attempt):
+    for i in range(40):
+        finished_attempt(daily, won=bool(i % 3), score=10 * (i % 7), moves=90 + i, elapsed_ms=9)
+    start = threading.Barrier(3)
+    counts: list[int] = []
+    errors: list[BaseException] = []
+
+    def rank() -> None:
+        try:
+            start.wait(30)
+            counts.append(daily_services.daily_rank(daily_id=daily.pk))
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    workers = [threading.Thread(target=rank) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert not errors and counts == [40, 40, 40]
+    entries = _current(daily)
+    assert [position for _, _, position in entries] == list(range(1, 41))
+    assert DailyDeal.objects.get(pk=daily.pk).entries_count == 40
+    # Three generations, two of them retired; each one complete.
+    assert LeaderboardSnapshot.objects.filter(daily=daily, retired_at__isnull=True).count() == 1
+    for snapshot in LeaderboardSnapshot.objects.filter(daily=daily):
+        assert LeaderboardEntry.objects.filter(snapshot=snapshot).count() == 40
+
+
+@pytest.mark.django_db
+def test_admin_lists_the_current_generation_only(daily, finished_attempt, client):
+    from django.contrib.auth import get_user_model
+
+    for i in range(2):
+        finished_attempt(daily, username=f"p{i}", won=True, score=500 - i, moves=100, elapsed_ms=9)
+    daily_services.daily_rank(daily_id=daily.pk)
+    daily_services.daily_rank(daily_id=daily.pk)  # the first generation lingers, retired
+    assert LeaderboardEntry.objects.count() == 4
+    admin = get_user_model().objects.create_superuser("root", "root@example.com", "pw-xyz-123")
+    client.force_login(admin)
+    page = client.get("/admin/games/leaderboardentry/").content.decode()
+    assert "2 leaderboard entrys" in page  # Django's default plural of the model name
