@@ -174,29 +174,42 @@ def _elapsed_ms(game: Game, now: datetime) -> int:
 # `Model.from_db`. A move in play costs two round trips to PostgreSQL: the read, the commit.
 
 _DEAL_FIELDS = ("id", "scheme", "number")  # the layout is needed only when the game ends
+_DAILY_FIELDS = ("id", "date", "finalized_at")  # what a move needs of a daily board
 
 
 @dataclass(frozen=True)
 class _GameQuery:
     sql: str
-    fields: tuple[Field[Any, Any], ...]  # Game's concrete fields, then _DEAL_FIELDS[1:]
+    fields: tuple[Field[Any, Any], ...]  # Game's concrete fields, _DEAL_FIELDS[1:], _DAILY_...
     converters: tuple[tuple[Any, ...], ...]  # per column: Django's from-database converters
 
 
 @functools.cache
 def _game_query(*, for_user: bool, lock: bool) -> _GameQuery:
-    """`SELECT game.*, deal.scheme, deal.number ... [FOR UPDATE OF game]` by id (and owner):
-    what `Game.objects[.select_for_update(of=("self",))].select_related("deal")
-    .only(<game fields>, "deal__scheme", "deal__number")` sends, built once per process."""
+    """`SELECT game.*, deal.scheme, deal.number, daily.date, ... [FOR UPDATE OF game]` by id
+    (and owner): what `Game.objects[.select_for_update(of=("self",))]
+    .select_related("deal", "daily").only(<game fields>, "deal__scheme", "deal__number",
+    "daily__date", "daily__finalized_at")` sends, built once per process."""
     q = connection.ops.quote_name
-    game, deal = Game._meta, Deal._meta
-    fields = (*game.concrete_fields, *(deal.get_field(name) for name in _DEAL_FIELDS[1:]))
+    game, deal, daily = Game._meta, Deal._meta, DailyDeal._meta
+    fields = (
+        *game.concrete_fields,
+        *(deal.get_field(name) for name in _DEAL_FIELDS[1:]),
+        *(daily.get_field(name) for name in _DAILY_FIELDS[1:]),
+    )
     columns = ", ".join(f"{q(f.model._meta.db_table)}.{q(f.column)}" for f in fields)
-    deal_fk = game.get_field("deal").column
+
+    def join(kind: str, fk: str, target: Any) -> str:
+        return (
+            f" {kind} JOIN {q(target.db_table)} ON {q(game.db_table)}."
+            f"{q(game.get_field(fk).column)} = {q(target.db_table)}.{q(target.pk.column)}"
+        )
+
     sql = (
-        f"SELECT {columns} FROM {q(game.db_table)} INNER JOIN {q(deal.db_table)} "
-        f"ON {q(game.db_table)}.{q(deal_fk)} = {q(deal.db_table)}.{q(deal.pk.column)} "
-        f"WHERE {q(game.db_table)}.{q(game.pk.column)} = %s"
+        f"SELECT {columns} FROM {q(game.db_table)}"
+        + join("INNER", "deal", deal)
+        + join("LEFT OUTER", "daily", daily)
+        + f" WHERE {q(game.db_table)}.{q(game.pk.column)} = %s"
     )
     if for_user:
         sql += f" AND {q(game.db_table)}.{q(game.get_field('user').column)} = %s"
@@ -235,9 +248,9 @@ def _hot_cursor() -> Iterator[Any]:
 
 
 def _game_read(*, game_id: int, user: User | None = None, lock: bool = False) -> Game | None:
-    """The game with its deal (the layout is loaded on first use); with `lock`, its row is
-    locked until the transaction ends. A daily game's `daily` is loaded on first use too; a
-    casual game's is None without a query."""
+    """The game with its deal (the layout is loaded on first use) and a daily game's board
+    (its date; the rest is loaded on first use); with `lock`, its row is locked until the
+    transaction ends."""
     query = _game_query(for_user=user is not None, lock=lock)
     with _hot_cursor() as cursor:
         cursor.execute(query.sql, [game_id] if user is None else [game_id, user.pk])
@@ -250,8 +263,13 @@ def _game_read(*, game_id: int, user: User | None = None, lock: bool = False) ->
             value = convert(value, col, connection)
         values.append(value)
     n = len(Game._meta.concrete_fields)
+    d = n + len(_DEAL_FIELDS) - 1
     game = Game.from_db(connection.alias, [f.attname for f in query.fields[:n]], values[:n])
-    game.deal = Deal.from_db(connection.alias, list(_DEAL_FIELDS), [game.deal_id, *values[n:]])
+    game.deal = Deal.from_db(connection.alias, list(_DEAL_FIELDS), [game.deal_id, *values[n:d]])
+    if game.daily_id is not None:
+        game.daily = DailyDeal.from_db(
+            connection.alias, list(_DAILY_FIELDS), [game.daily_id, *values[d:]]
+        )
     return game
 
 

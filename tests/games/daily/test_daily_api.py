@@ -133,6 +133,26 @@ def test_actions_after_the_grace_hour_are_refused(clock, auth_client):
     assert not Game.objects.get(pk=game["id"]).actions.exists()
 
 
+def test_a_daily_move_reads_its_board_with_the_game(clock, auth_client):
+    from django.db import connection
+
+    clock(at(DAY, 10))
+    game = _start(auth_client).json()
+    sent: list[str] = []
+
+    def record(execute, sql, params, many, context):
+        sent.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        response = auth_client.post(
+            f"/api/v1/games/{game['id']}/actions", {"seq": 0, "action": "draw"}, format="json"
+        )
+    assert response.status_code == 200
+    reads = [s for s in sent if s.startswith("SELECT")]
+    assert len(reads) == 1 and "games_dailydeal" in reads[0], sent  # one read: game, deal, board
+
+
 def test_open_daily_code_cannot_be_played_casually(daily, auth_client):
     code = str(engine.DealCode(daily.draw, daily.preset, daily.deal.number))
     response = auth_client.post("/api/v1/games", {"code": code}, format="json")
