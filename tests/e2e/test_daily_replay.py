@@ -16,6 +16,10 @@ CODE = "KL1-D1N-AAAAAAG"
 
 def test_daily_attempt_resign_leaderboard_and_no_second_attempt(page: Any) -> None:
     name = sign_up(page)  # lands on /daily
+    page.goto("/")  # signed in, the landing page leads to play rather than to sign-up
+    page.wait_for_selector("[data-cta] >> text=Play today's challenge")
+    assert page.locator("[data-cta] >> text=Sign up").count() == 0
+    page.goto("/daily")
     page.wait_for_selector('[data-mode="D1N"] [data-start]')
     page.click('[data-mode="D1N"] [data-start]')
     page.wait_for_selector("dialog[open] >> text=one attempt")  # the warning comes first

@@ -41,6 +41,14 @@ async function showAccount() {
     location.assign("/");
   });
   nav.replaceChildren(el("span", { class: "who", text: me.username }), out);
+  // The landing page's sign-up call gives way to the two things a player comes back for.
+  const cta = document.querySelector("[data-cta]");
+  if (cta) {
+    cta.replaceChildren(
+      el("a", { class: "button", href: "/daily", text: "Play today's challenge" }),
+      el("a", { class: "button ghost", href: "/play", text: "New casual game" }),
+    );
+  }
 }
 
 /** Only a same-site path may be the target after signing in (no open redirect). */
