@@ -1,12 +1,14 @@
 """Solver benchmark: shares solved / proven unwinnable / unknown and solve times.
 
-Run: .venv/bin/python bench/solver.py [--from 0] [--to 999] [--modes D1N,D3N]
-     [--budgets 1,10] [--jobs 2]
-     .venv/bin/python bench/solver.py --hints 50   (hint latency, one process)
+Run (under the shared lock, so that benchmarks never overlap):
+     flock /tmp/klondike-bench.lock .venv/bin/python bench/solver.py [--from 0] [--to 999]
+         [--modes D1N,D3N] [--budgets 1,10] [--jobs 2] [--hints 50]
+     .venv/bin/python bench/solver.py --hints 50 --modes ""   (hint latency only)
 
 Deal numbers FROM..TO inclusive; one process per core. For every mode and budget it prints
 one table row (shares, median and p95 time per deal and on solved deals) and the 95 %
-confidence interval of the solved share for the sample size, next to the literature figure.
+confidence interval of the solved share for the sample size, next to the literature figure,
+then the deal numbers left unknown. ``--hints N`` adds the hint latency (one process).
 """
 
 from __future__ import annotations
@@ -83,12 +85,18 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--hints", type=int, default=0, help="measure hint() on N deals per mode")
     args = ap.parse_args()
+    modes = [m for m in args.modes.split(",") if m]
+    if modes:
+        batches(args, modes)
     if args.hints:
         bench_hints(args.hints)
-        return
+
+
+def batches(args: argparse.Namespace, modes: list[str]) -> None:
+    """One table row per mode and budget, then the notes (intervals, unknown deals)."""
     print(SUMMARY_HEADER)
     notes = []
-    for mode in args.modes.split(","):
+    for mode in modes:
         draw, preset = int(mode[1]), mode[2]
         for b in (float(x) for x in args.budgets.split(",")):
             t0 = time.perf_counter()
@@ -115,6 +123,8 @@ def main() -> None:
                     f"{100 * (p - h):.1f}-{100 * (p + h):.1f} % for {n} deals"
                 )
             notes.append(note)
+            unknown = [r.number for r in rows if r.verdict == "unknown"]
+            notes.append(f"  unknown: {' '.join(map(str, unknown)) or '-'}")
     print()
     for x in notes:
         print(x)

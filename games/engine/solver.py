@@ -22,7 +22,11 @@ How it works (docs/solver.md has the long version):
 * Sound pruning only: safe foundation moves are played automatically (see ``_safe``); a king
   that lies at the bottom of its column never moves to an empty column; a column is emptied
   only when some king could ever use the space; a card comes back from a foundation only if a
-  card that could use it is still off the foundations. Everything else is move ordering.
+  card that could use it is still off the foundations. Dead positions, where some column card
+  can never leave the card it lies on, are cut at once (``_stuck``). Everything else is move
+  ordering.
+* For draw 3 or a pass limit, a third search runs the relaxed game where the talon is a set
+  (draw 1, unlimited passes): it allows every real move and more, so its loss is a proof.
 * Solutions are expanded into engine actions (Draw/Recycle/Move) and replayed through the
   engine before they are returned, so a ``Solved`` verdict is always a checked win.
 """
@@ -134,6 +138,7 @@ _DOWN0: Final = 100
 """A column's first byte is ``_DOWN0 + face-down count``; cards are 0..51."""
 _EMPTY: Final = bytes((_DOWN0,))
 _UNLIMITED: Final = 1 << 30
+_SHARED = True
 
 # Macro moves: (kind, a, b, c).
 _COL_COL: Final = 0  # (0, src column, count, dst column)
@@ -157,11 +162,17 @@ class _OutOfBudget(Exception):
 class _Solver:
     """One search over one start position. Not thread-safe; cheap to build."""
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, *, stuck_check: bool = True, relax: bool = False) -> None:
+        """``relax``: search the relaxed game where the talon is a set (draw 1, unlimited
+        passes) instead: it allows every move of the real one and more, so a proof that the
+        relaxed game is lost is a proof for the real one (a win proves nothing)."""
         rules = state.rules
-        self.draw = rules.draw
+        self.stuck_check = stuck_check
+        self.shared = _SHARED
+        self._shared: tuple[set[bytes], dict[bytes, int] | None] | None = None
+        self.draw = 1 if relax else rules.draw
         self.returns = rules.foundation_return
-        mr = rules.max_recycles
+        mr = None if relax else rules.max_recycles
         self.recycles = _UNLIMITED if mr is None else mr
         self.unlimited = mr is None
         # Draw 1 with unlimited passes: every talon card is reachable at any time.
@@ -206,6 +217,27 @@ class _Solver:
         else:
             tail = bytes((pos, passes))
         return b"".join(sorted(cols)) + b"\xff" + talon + b"\xfe" + tail
+
+    def _tables(self, p0: _Pos) -> tuple[set[bytes], dict[bytes, int] | None]:
+        """The transposition tables of a search: shared by the searches of one solver when
+        ``shared`` (then a proof needs every search exhausted), else fresh."""
+        if self.shared and self._shared is not None:
+            return self._shared
+        seen = {self._key(p0)}
+        t = (seen, self._by_pos(seen))
+        if self.shared:
+            self._shared = t
+        return t
+
+    def _by_pos(self, seen: set[bytes]) -> dict[bytes, int] | None:
+        """Draw 3 with unlimited passes: the keys without their waste-size byte, each with
+        the bit set of the waste sizes seen, seeded with ``seen`` (see :func:`_dominated`)."""
+        if not self.unlimited or self.draw == 1:
+            return None
+        out: dict[bytes, int] = {}
+        for k in seen:
+            out[k[:-1]] = out.get(k[:-1], 0) | 1 << k[-1]
+        return out
 
     def _won(self, p: _Pos) -> bool:
         cols, talon, _, _, found = p
@@ -515,18 +547,28 @@ class _Solver:
         p0, autos = self._start()
         if self._won(p0):
             return autos
-        seen = {self._key(p0)}
+        order0: list[int] = []
+        if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0):
+            return None
+        seen, by_pos = self._tables(p0)
         head = autos
-        frames: list[tuple[_Pos, list[_Macro]]] = [(p0, self._moves(p0))]
+        # (position, its moves, the order of the dead-position check that let it through
+        # and whether it is known to pass that check)
+        frames: list[tuple[_Pos, list[_Macro], list[int], bool]] = [
+            (p0, self._moves(p0), order0, True)
+        ]
         idx = [0]
         path: list[list[_Macro]] = []
         apply = self._apply
         key = self._key
         won = self._won
         moves = self._moves
+        stuck = _stuck
+        returns = self.returns
+        check = self.stuck_check
         nodes = 0
         while frames:
-            p, ms = frames[-1]
+            p, ms, order, known = frames[-1]
             i = idx[-1]
             if i >= len(ms):
                 frames.pop()
@@ -540,6 +582,8 @@ class _Solver:
             k = key(child)
             if k in seen:
                 continue
+            if by_pos is not None and _dominated(by_pos, k):
+                continue  # the same position with a smaller waste size was seen
             seen.add(k)
             nodes += 1
             if won(child):
@@ -552,8 +596,17 @@ class _Solver:
             if nodes & 255 == 0:
                 self.nodes += 256
                 yield
+            if check:
+                if ms[i][0] == _COL_F:
+                    known = False  # not checked (see _stays_open)
+                elif not (known and _stays_open(p, child, ms[i], returns)):
+                    new_order: list[int] = []
+                    if stuck(child[0], child[4], returns, order, new_order):
+                        continue
+                    order = new_order
+                    known = True
             path.append(step)
-            frames.append((child, moves(child)))
+            frames.append((child, moves(child), order, known))
             idx.append(0)
         self.nodes += nodes & 255
         return None
@@ -564,25 +617,44 @@ class _Solver:
         p0, autos = self._start()
         if self._won(p0):
             return autos
-        seen = {self._key(p0)}
+        order0: list[int] = []
+        if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0):
+            return None
+        seen, by_pos = self._tables(p0)
         _Link = tuple[Any, list[_Macro]] | None
-        heap: list[tuple[int, int, _Pos, _Link]] = [(0, 0, p0, None)]
+        # (priority, tie-break, position, line, check: _KNOWN / _CHECK / _UNCHECKED, the
+        # parent's check order)
+        heap: list[tuple[int, int, _Pos, _Link, int, list[int]]] = [
+            (0, 0, p0, None, _KNOWN, order0)
+        ]
         apply = self._apply
         key = self._key
         won = self._won
         moves = self._moves
         push = heapq.heappush
         pop = heapq.heappop
+        stuck = _stuck
+        returns = self.returns
+        check = self.stuck_check
         nodes = 0
         tick = 0
         while heap:
-            _, _, p, link = pop(heap)
+            _, _, p, link, status, order = pop(heap)
+            # Checked when taken, not when made: most positions on the heap never are.
+            if status == _CHECK:
+                new_order: list[int] = []
+                if stuck(p[0], p[4], returns, order, new_order):
+                    continue
+                order = new_order
+                status = _KNOWN
             for m in moves(p):
                 step: list[_Macro] = [m]
                 child = apply(p, m, step)
                 k = key(child)
                 if k in seen:
                     continue
+                if by_pos is not None and _dominated(by_pos, k):
+                    continue  # the same position with a smaller waste size was seen
                 seen.add(k)
                 nodes += 1
                 node: _Link = (link, step)
@@ -603,9 +675,264 @@ class _Solver:
                 for col in child[0]:
                     hidden += col[0]
                 tick -= 1
-                push(heap, ((hidden - 700) * 64 - sum(child[4]), tick, child, node))
+                push(
+                    heap,
+                    (
+                        (hidden - 700) * 64 - sum(child[4]),
+                        tick,
+                        child,
+                        node,
+                        _UNCHECKED
+                        if not check or m[0] == _COL_F
+                        else _KNOWN
+                        if status == _KNOWN and _stays_open(p, child, m, returns)
+                        else _CHECK,
+                        order,
+                    ),
+                )
         self.nodes += nodes & 255
         return None
+
+
+_SMALLER: Final = tuple(sum(1 << p for p in range(1, q) if p % 3 == q % 3) for q in range(64))
+"""For a waste size ``q`` other than "0" (as in the key): the smaller ones whose position
+dominates it, ``q - 3``, ``q - 6``... ("0", the talon as after a recycle, is dominated by
+any)."""
+
+
+def _dominated(by_pos: dict[bytes, int], k: bytes) -> bool:
+    """Draw 3, unlimited passes: is the position of key ``k`` dominated by one seen (and
+    record it)?  From waste size ``p`` the draws reach ``p + 3``, ``p + 6``... and the end,
+    and a recycle reaches "0"; the K+ moves from ``p`` include every move from those (the
+    same card played, the same position after it). So once a position is seen with waste
+    size ``p``, the same position with a size reached from ``p`` adds nothing: every seen
+    position is expanded (or dead, which does not depend on the talon)."""
+    base = k[:-1]
+    q = k[-1]
+    seen = by_pos.get(base, 0)
+    if q == 0:
+        if seen:
+            return True
+    elif seen & _SMALLER[q]:
+        return True
+    by_pos[base] = seen | 1 << q
+    return False
+
+
+_KNOWN: Final = 0
+_CHECK: Final = 1
+_UNCHECKED: Final = 2
+
+
+def _stays_open(p: _Pos, child: _Pos, m: _Macro, returns: bool) -> bool:
+    """Does ``child`` pass :func:`_stuck` because ``p`` does?  True when the card the move
+    put onto another card can leave it at once in the child: its other parent serves
+    whatever the rest does (:func:`_serves_now`), or it is the top itself and every lower
+    card of its suit is on its foundation, in the talon or on a column top; or when it went
+    into an empty column.
+
+    Then every derivation of the fixpoint in ``p`` still holds in ``child``: the card under
+    its old place, and the card it now covers, are uncovered from the start; a card from
+    the talon is now a column top; the automatic foundation moves are safe ones, whose
+    cards no card left in a column needs (both cards that could go on them are up).
+    """
+    kind = m[0]
+    if kind == _COL_COL:
+        q = p[0][m[1]][-m[2]]
+        d = m[3]
+    elif kind == _TALON and m[2] >= 0:
+        q, d = m[1], m[2]
+    else:
+        return False
+    cols = child[0]
+    col = cols[d]
+    i = col.find(q, 1)
+    if i < 1:
+        return False  # the automatic moves took it up: check
+    if i == 1:
+        return True  # a king into an empty column
+    par = col[i - 1]
+    covered = b"".join([c[1:-1] for c in cols])
+    tops = bytes([c[-1] for c in cols if len(c) > 1])
+    found = child[4]
+    for tw in _PARENTS[q]:
+        if tw != par and _serves_now(tw, covered, tops, found, returns):
+            return True
+    if i != len(col) - 1:
+        return False
+    s = q // 13
+    return all(z not in covered for z in range(s * 13 + found[s], q))
+
+
+def _serves_now(p: int, covered: bytes, tops: bytes, found: Sequence[int], returns: bool) -> bool:
+    """Does ``p`` serve (see :func:`_serve`) whatever the other cards do: a column top, or a
+    talon / foundation card whose parents lead to one, or to a king, through talon and
+    foundation cards only?"""
+    if p in tops:
+        return True
+    if p in covered or (not returns and found[p // 13] > p % 13):
+        return False
+    if p % 13 == 12:
+        return True
+    return any(_serves_now(x, covered, tops, found, returns) for x in _PARENTS[p])
+
+
+def _stuck(
+    cols: _Cols,
+    found: Sequence[int],
+    returns: bool,
+    hint: Sequence[int] = (),
+    order: list[int] | None = None,
+) -> bool:
+    """Is some column card unable ever to leave the card it lies on?  (Then the position is
+    lost: in a win every card leaves its support by a move of its own.)
+
+    A least fixpoint over "card q can leave its support by a move of its own" (``free``):
+
+    * to its foundation: q is uncovered (the card on q can leave) and every lower card of its
+      suit can reach the foundation (it is there, in the talon, or uncovered in a column);
+    * onto a parent p other than its support: p can become a column top (``serve``: p is
+      uncovered in a column; from the talon or a foundation - return allowed - only onto a
+      parent of its own that serves, or a king into an empty column);
+    * a king into an empty column (always assumed possible);
+    * a face-down q must be uncovered first, whatever the route.
+
+    Everything else is assumed possible (the talon is fully reachable, empty columns appear),
+    so the fixpoint over-approximates: whatever a real line of play does, it derives, by
+    induction over the moves of that line. A card it cannot derive never leaves: lost.
+
+    The cards are tried in passes until one adds nothing; ``hint`` (the order in which the
+    cards were derived in the parent position, filled into ``order``) only saves passes.
+    """
+    above = [-1] * 52  # the card lying on a column card (-1: a top, or not in a column)
+    sup = [-1] * 52  # the card a column card lies on (-1: the column's bottom card)
+    incol = bytearray(52)
+    flag = bytearray(52)  # 1: a face-up card with a support, 2: a face-down one
+    pending: list[int] = []
+    for col in cols:
+        n = len(col)
+        if n <= 1:
+            continue
+        down = col[0] - _DOWN0
+        x = col[n - 1]
+        incol[x] = 1
+        # top first, face-down ones flagged by a negative entry (-1 - card)
+        for i in range(n - 2, 0, -1):
+            y = col[i]
+            incol[y] = 1
+            sup[x] = y
+            above[y] = x
+            if i >= down:
+                pending.append(x)
+                flag[x] = 1
+            else:
+                pending.append(-1 - x)
+                flag[x] = 2
+            x = y
+    if not pending:
+        return False
+    if hint:
+        rest = pending
+        pending = []
+        for x in hint:
+            f = flag[x]
+            if f:
+                pending.append(x if f == 1 else -1 - x)
+                flag[x] = 0
+        for e in rest:
+            if flag[e if e >= 0 else -1 - e]:
+                pending.append(e)
+    free = bytearray(52)
+    served = bytearray(52)  # 1: can become a column top (once true, true for good)
+    parents = _PARENTS
+    while True:
+        # fmax[s]: a card of suit s up to this rank has every lower card of its suit able to
+        # reach the foundation (on it, in the talon, or uncovered in a column).
+        fmax = [13, 13, 13, 13]
+        for s in range(4):
+            for z in range(s * 13 + found[s], s * 13 + 13):
+                if incol[z]:
+                    a = above[z]
+                    if a >= 0 and not free[a]:
+                        fmax[s] = z - s * 13
+                        break
+        failed = bytearray(52)  # talon / foundation cards found unable to serve this pass
+        left: list[int] = []
+        for e in pending:
+            q = e if e >= 0 else -1 - e
+            a = above[q]
+            acc = a < 0 or free[a]
+            if e < 0 and not acc:
+                left.append(e)  # face down and still covered
+                continue
+            r = q % 13
+            if r == 12 or (acc and r <= fmax[q // 13]):
+                free[q] = 1  # a king, or up to the foundation
+                if order is not None:
+                    order.append(q)
+                continue
+            sq = sup[q]
+            for par in parents[q]:
+                if par == sq:
+                    continue
+                if incol[par]:
+                    a = above[par]
+                    if a < 0 or free[a]:
+                        break
+                elif served[par] or (
+                    not failed[par]
+                    and _serve(par, above, incol, free, found, returns, served, failed)
+                ):
+                    break
+            else:
+                left.append(e)
+                continue
+            free[q] = 1  # onto a parent
+            if order is not None:
+                order.append(q)
+        if not left:
+            return False
+        if len(left) == len(pending):
+            return True
+        pending = left
+
+
+def _serve(
+    p: int,
+    above: list[int],
+    incol: bytearray,
+    free: bytearray,
+    found: Sequence[int],
+    returns: bool,
+    served: bytearray,
+    failed: bytearray,
+) -> bool:
+    """Can ``p`` become a column top (so that a card can go on it)?  ``served`` remembers the
+    cards found able to (for good: ``free`` only grows), ``failed`` those found unable in this
+    pass."""
+    if incol[p]:
+        a = above[p]
+        return a < 0 or bool(free[a])
+    if served[p]:
+        return True
+    if failed[p]:
+        return False
+    # In the talon or on a foundation: it must go onto a column first.
+    if not returns and found[p // 13] > p % 13:
+        ok = False
+    elif p % 13 == 12:
+        ok = True
+    else:
+        ok = False
+        for q in _PARENTS[p]:
+            if _serve(q, above, incol, free, found, returns, served, failed):
+                ok = True
+                break
+    if ok:
+        served[p] = 1
+    else:
+        failed[p] = 1
+    return ok
 
 
 def _up_useful(x: int, talon: set[int], tops: set[int]) -> bool:
@@ -768,46 +1095,88 @@ def solve(state: GameState, *, budget_s: float = 10.0, max_nodes: int | None = N
 
     :raises SolverError: a found line failed the engine check (a bug, never expected).
     """
+    return _verdict(state, budget_s=budget_s, max_nodes=max_nodes)
+
+
+def _verdict(
+    state: GameState, *, budget_s: float, max_nodes: int | None, stuck_check: bool = True
+) -> Verdict:
+    """:func:`solve`, with the dead-position check (:func:`_stuck`) optional (for tests)."""
     t0 = time.perf_counter()
     if state.is_won:
         return Solved([], 0, 0.0)
     if state.is_over:
         return Unwinnable(0, 0.0)
-    s = _Solver(state)
+    s = _Solver(state, stuck_check=stuck_check)
+    rules = state.rules
+    relaxed = None
+    if rules.draw != 1 or rules.passes is not None:
+        relaxed = _Solver(state, stuck_check=stuck_check, relax=True)
     try:
-        line = _schedule(s, t0, budget_s, max_nodes)
+        line = _schedule(s, t0, budget_s, max_nodes, relaxed)
     except _OutOfBudget:
-        return Unknown(s.nodes, time.perf_counter() - t0)
+        return Unknown(_nodes(s, relaxed), time.perf_counter() - t0)
     if line is None:
-        return Unwinnable(s.nodes, time.perf_counter() - t0)
+        return Unwinnable(_nodes(s, relaxed), time.perf_counter() - t0)
     actions = _expand(state, line)
-    return Solved(actions, s.nodes, time.perf_counter() - t0)
+    return Solved(actions, _nodes(s, relaxed), time.perf_counter() - t0)
+
+
+def _nodes(s: _Solver, relaxed: _Solver | None) -> int:
+    return s.nodes + (relaxed.nodes if relaxed is not None else 0)
 
 
 _PHASES: Final = ((0, 0.15), (1, 0.5), (0, 1.0))
 """(search, share of the budget it may use until): depth-first first (most deals fall
 fast), then best-first (rescues the deals where an early choice sends depth-first astray),
 then depth-first again, resumed where it stopped."""
+_PHASES_RELAXED: Final = ((0, 0.1), (2, 0.2), (1, 0.45), (0, 0.9), (2, 1.0))
+"""The same when the talon is not a set (draw 3 or a pass limit), with turns for the
+depth-first search of the relaxed game (2): its proofs of a loss come much cheaper."""
 
 
-def _schedule(s: _Solver, t0: float, budget_s: float, max_nodes: int | None) -> list[_Macro] | None:
-    """Run the searches in turns; the first to finish decides.
+def _schedule(
+    s: _Solver, t0: float, budget_s: float, max_nodes: int | None, relaxed: _Solver | None = None
+) -> list[_Macro] | None:
+    """Run the searches in turns; the first to finish decides (a win of the relaxed game
+    decides nothing: that search just stops).
 
-    :raises _OutOfBudget: neither finished in time.
+    :raises _OutOfBudget: none finished in time.
     """
-    searches = (s.dfs(), s.best_first())
+    searches: list[Generator[None, None, list[_Macro] | None] | None] = [
+        s.dfs(),
+        s.best_first(),
+        relaxed.dfs() if relaxed is not None else None,
+    ]
     limit = max_nodes if max_nodes is not None else _UNLIMITED
     clock = time.perf_counter
-    for which, share in _PHASES:
-        gen = searches[which]
+    for which, share in _PHASES_RELAXED if relaxed is not None else _PHASES:
         until = t0 + budget_s * share
         node_until = limit * share
-        try:
-            while clock() < until and s.nodes < node_until:
-                next(gen)
-        except StopIteration as stop:
-            result: list[_Macro] | None = stop.value
-            return result
+        while True:
+            gen = searches[which]
+            if gen is None:  # finished without deciding: another search takes the turn
+                which = 0 if searches[0] is not None else 1
+                gen = searches[which]
+                assert gen is not None
+            try:
+                while clock() < until and _nodes(s, relaxed) < node_until:
+                    next(gen)
+                break
+            except StopIteration as stop:
+                result: list[_Macro] | None = stop.value
+                if which == 2:
+                    if result is None:
+                        return None  # the relaxed game is lost
+                    searches[2] = None  # the relaxed game is won: no information
+                    continue
+                if result is not None or not s.shared:
+                    return result
+                # Shared tables: a search that runs dry has expanded what it saw; the
+                # space is exhausted when every search has.
+                searches[which] = None
+                if searches[0] is None and searches[1] is None:
+                    return None
     raise _OutOfBudget
 
 

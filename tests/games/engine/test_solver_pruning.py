@@ -1,0 +1,307 @@
+"""games/engine/solver.py: the soundness of the pruning behind ``Unwinnable`` verdicts.
+
+Every technique is checked two ways: hand-made positions where it must (or must not) fire,
+and properties over real play (a winning line never passes a position the technique calls
+lost; on small endgames the verdicts with and without it never contradict each other).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine import Deal, GameState, Rules, solver
+from games.engine.cards import CARD_NAMES
+from games.engine.solver import (
+    Solved,
+    Unknown,
+    Unwinnable,
+    _Solver,
+    _stuck,
+    _verdict,
+    solve,
+)
+
+from .conftest import make_position
+
+
+def wins(state: GameState, actions: list) -> bool:
+    g = state.copy()
+    for a in actions:
+        assert not g.is_won
+        g.apply(a)
+    return g.is_won
+
+
+def stuck(g: GameState) -> bool:
+    cols, _talon, _pos, _passes, found = _Solver(g).start
+    return _stuck(cols, found, g.rules.foundation_return)
+
+
+def exhaust(s: _Solver) -> list | None:
+    """Run one depth-first search to the end (small positions only)."""
+    gen = s.dfs()
+    try:
+        while True:
+            next(gen)
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+
+
+# -- the dead-position check (_stuck) -----------------------------------------------------------
+
+# 2S lies on AS (so it cannot go up first) and needs a red 3: 3H is under AS, 3D under AD
+# under 2D. 2D lies on AD and needs a black 3: 3S and 3C lie under it all. A deadlock even
+# with foundation return and every other card in the stock.
+DEADLOCK = dict(tableau=[["2S"], ["2D"]], hidden=[["3S", "3H", "AS"], ["3C", "3D", "AD"]])
+
+
+@pytest.mark.parametrize("draw", [1, 3])
+def test_mutual_block_is_unwinnable_at_once(draw: int) -> None:
+    g = make_position(**DEADLOCK, draw=draw)  # type: ignore[arg-type]
+    assert stuck(g)
+    v = solve(g, budget_s=5)
+    assert isinstance(v, Unwinnable) and v.nodes < 50
+
+
+def test_block_opened_by_a_stock_card_is_not_stuck() -> None:
+    # The same, but 3D waits in the stock: 2S goes onto it from there, the chain unwinds.
+    g = make_position(tableau=[["2S"], ["2D"]], hidden=[["3S", "3H", "AS"], ["3C", "AD"]])
+    assert not stuck(g)
+    v = solve(g, budget_s=5)
+    assert isinstance(v, Solved) and wins(g, v.actions)
+
+
+def test_foundation_card_serves_only_with_return() -> None:
+    # 2S lies on AS, so it must go onto a red 3 first; both are on their foundations.
+    kw = dict(tableau=[["2S"]], hidden=[["AS"]], foundations=(0, 3, 3, 0))
+    with_return = make_position(**kw, rules=Rules(1, "N", None, True))  # type: ignore[arg-type]
+    without = make_position(**kw, rules=Rules(1, "N", None, False))  # type: ignore[arg-type]
+    assert not stuck(with_return)
+    assert stuck(without)
+    assert isinstance(solve(without, budget_s=5), Unwinnable)
+    v = solve(with_return, budget_s=5)
+    assert isinstance(v, Solved) and wins(with_return, v.actions)
+
+
+def test_king_can_always_wait_for_an_empty_column() -> None:
+    # KS lies on AS (same suit, lower): it has no parent, but an empty column can come.
+    g = make_position(tableau=[["KS"]], hidden=[["AS"]])
+    assert not stuck(g)
+
+
+@pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C", "D1R"])
+def test_winning_lines_never_pass_a_stuck_position(mode: str) -> None:
+    """Lines found without the check: no position on them may be called lost."""
+    draw, preset = int(mode[1]), mode[2]
+    checked = 0
+    for n in range(12):
+        g = GameState.new(Deal.from_number(n), Rules.from_preset(draw, preset))
+        v = _verdict(g, budget_s=0.5, max_nodes=None, stuck_check=False)
+        if not isinstance(v, Solved):
+            continue
+        h = g.copy()
+        assert not stuck(h), (n, 0)
+        for i, a in enumerate(v.actions):
+            h.apply(a)
+            assert not stuck(h), (n, i + 1)
+            checked += 1
+    assert checked > 20
+
+
+# -- random endgames: with and without each technique, never a contradiction -------------------
+
+RULES = [
+    Rules(1),
+    Rules(3),
+    Rules(1, "V", 1),
+    Rules(3, "C", 3, False, False, "none"),
+    Rules(1, "C", 1, False, False, "none"),
+]
+
+
+def endgame(seed: int, rules: Rules, out: int, stock_max: int = 4, ncols: int = 7) -> GameState:
+    """``out`` cards off the foundations, dealt at random: a face-up card on top of each
+    column (of the first ``ncols``), the rest face down under it, up to ``stock_max`` in the
+    stock."""
+    rng = random.Random(seed)
+    found = [13] * 4
+    cards: list[int] = []
+    while len(cards) < out:
+        s = rng.randrange(4)
+        if found[s]:
+            found[s] -= 1
+            cards.append(s * 13 + found[s])
+    rng.shuffle(cards)
+    k = rng.randrange(0, stock_max + 1)
+    stock, rest = cards[:k], cards[k:]
+    up: list[list[str]] = [[] for _ in range(7)]
+    down: list[list[str]] = [[] for _ in range(7)]
+    for x in rest:
+        c = rng.randrange(ncols)
+        down[c].extend(up[c])
+        up[c] = [CARD_NAMES[x]]
+    return GameState.from_position(
+        rules,
+        tableau=up,
+        hidden=down,
+        stock=[CARD_NAMES[x] for x in stock],
+        foundations=found,
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32),
+    rules=st.sampled_from(RULES),
+    out=st.integers(8, 24),
+)
+def test_endgame_verdicts_agree(seed: int, rules: Rules, out: int) -> None:
+    g = endgame(seed, rules, out)
+    plain = _verdict(g, budget_s=3, max_nodes=None, stuck_check=False)
+    full = solve(g, budget_s=3)
+    verdicts = [plain, full]
+    # Each technique switched off in turn: the shared tables, the waste size dominance.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(solver, "_SHARED", False)
+        verdicts.append(solve(g, budget_s=3))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(solver._Solver, "_by_pos", lambda self, seen: None)
+        verdicts.append(solve(g, budget_s=3))
+    kinds = {v.verdict for v in verdicts}
+    assert not {"solved", "unwinnable"} <= kinds, (seed, rules, out, verdicts)
+    for v in verdicts:
+        if isinstance(v, Solved):
+            assert wins(g, v.actions)
+    # The relaxed game (talon as a set) allows more: its loss implies the real one's.
+    if exhaust(_Solver(g, relax=True, stuck_check=False)) is None:
+        assert not isinstance(plain, Solved) and not isinstance(full, Solved)
+
+
+def brute_force(g: GameState, limit: int = 20000) -> bool | None:
+    """Won or lost, by every legal engine action (foundation moves tried first), with only
+    the column order factored out of the table; None past ``limit`` positions."""
+
+    def key(h: GameState) -> tuple[object, ...]:
+        r = h.raw()
+        cols = tuple(sorted(zip(r.tableau, r.down, strict=True)))
+        return (cols, r.foundations, r.stock, r.waste, h.passes_used)
+
+    seen = {key(g)}
+    stack = [g]
+    while stack:
+        h = stack.pop()
+        legal = h.legal_moves()
+        legal.sort(key=lambda a: str(getattr(a, "dst", "")).startswith("f"))
+        for a in legal:
+            c = h.copy()
+            c.apply(a)
+            if c.is_won:
+                return True
+            k = key(c)
+            if k in seen:
+                continue
+            seen.add(k)
+            if len(seen) > limit:
+                return None
+            stack.append(c)
+    return False
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), rules=st.sampled_from(RULES), out=st.integers(4, 13))
+def test_endgames_against_brute_force(seed: int, rules: Rules, out: int) -> None:
+    """Small endgames (three columns, a short stock): every verdict matches an independent
+    search over the engine's own legal actions."""
+    g = endgame(seed, rules, out, stock_max=2, ncols=3)
+    truth = brute_force(g)
+    v = solve(g, budget_s=3)
+    if truth is None or isinstance(v, Unknown):
+        return
+    assert isinstance(v, Solved) is truth, (seed, rules, out, v)
+    if isinstance(v, Solved):
+        assert wins(g, v.actions)
+
+
+# -- the relaxation ----------------------------------------------------------------------------
+
+
+def test_relaxed_loss_proves_a_draw_3_loss() -> None:
+    # Deal 66 is lost in draw 1 (unlimited passes), so it is lost in draw 3 as well; the
+    # relaxed search proves it long before the draw-3 space is exhausted.
+    d1 = GameState.new(Deal.from_number(66), Rules.from_preset(1, "N"))
+    d3 = GameState.new(Deal.from_number(66), Rules.from_preset(3, "N"))
+    assert isinstance(solve(d1, budget_s=5), Unwinnable)
+    assert exhaust(_Solver(d3, relax=True)) is None
+    assert isinstance(solve(d3, budget_s=5), Unwinnable)
+
+
+def test_relaxed_solver_treats_the_talon_as_a_set() -> None:
+    g = GameState.new(Deal.from_number(3), Rules.from_preset(3, "V"))
+    s = _Solver(g, relax=True)
+    assert s.talon_is_set and s.draw == 1 and s.unlimited
+    assert list(s.start[1]) == sorted(s.start[1])
+
+
+# -- checks skipped, tables shared ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C"])
+def test_a_skipped_check_would_have_passed(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whenever the searches skip the dead-position check (_stays_open), the check passes."""
+    draw, preset = int(mode[1]), mode[2]
+    rules = Rules.from_preset(draw, preset)
+    real = solver._stays_open
+    skipped = 0
+
+    def spy(p: tuple, child: tuple, m: tuple, returns: bool) -> bool:  # type: ignore[type-arg]
+        nonlocal skipped
+        ok = real(p, child, m, returns)  # type: ignore[arg-type]
+        if ok:
+            skipped += 1
+            assert not _stuck(child[0], child[4], rules.foundation_return), m
+        return ok
+
+    monkeypatch.setattr(solver, "_stays_open", spy)
+    for n in range(6):
+        solve(GameState.new(Deal.from_number(n), rules), budget_s=0.5)
+    assert skipped > 20
+
+
+def test_shared_tables_prove_only_when_every_search_ran_dry() -> None:
+    # Deal 66 is lost in draw 1: with shared tables the proof takes both searches; either
+    # way the verdict is the same, and with the tables shared no position is searched twice.
+    g = GameState.new(Deal.from_number(66), Rules.from_preset(1, "N"))
+    shared = solve(g, budget_s=10)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(solver, "_SHARED", False)
+        separate = solve(g, budget_s=10)
+    assert isinstance(shared, Unwinnable) and isinstance(separate, Unwinnable)
+    s = _Solver(g)
+    dfs, bfs = s.dfs(), s.best_first()
+    assert exhaust_gen(dfs) is None and exhaust_gen(bfs) is None
+    assert s._shared is not None
+    seen = s._shared[0]
+    assert len(seen) <= shared.nodes + 1
+
+
+def test_waste_size_dominance_only_in_draw_3_with_unlimited_passes() -> None:
+    deal = Deal.from_number(5)
+    for rules, on in [
+        (Rules.from_preset(3, "N"), True),
+        (Rules.from_preset(1, "N"), False),
+        (Rules.from_preset(3, "C"), False),
+    ]:
+        s = _Solver(GameState.new(deal, rules))
+        assert (s._by_pos({b"ab"}) is not None) is on
+
+
+def exhaust_gen(gen: object) -> object:
+    try:
+        while True:
+            next(gen)  # type: ignore[call-overload]
+    except StopIteration as stop:
+        return stop.value
