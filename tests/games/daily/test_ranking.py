@@ -203,3 +203,22 @@ def test_close_is_idempotent(daily, finished_attempt, clock):
     assert daily_services.daily_close(daily_id=daily.pk) is True
     assert daily_services.daily_close(daily_id=daily.pk) is False
     assert DailyStreak.objects.get().current == 1
+
+
+def test_tied_games_take_positions_in_id_order(daily, finished_attempt):
+    """Positions among equal keys follow the game id, whatever order the rows are stored in
+    (an UPDATE moves a row to the end of PostgreSQL's heap)."""
+    tied = [
+        finished_attempt(daily, username=f"t{i}", won=True, score=500, moves=90, elapsed_ms=9)
+        for i in range(8)
+    ]
+    at = tied[0].finished_at
+    for game in (tied[5], tied[0], tied[3], tied[7]):  # scramble the storage order
+        Game.objects.filter(pk=game.pk).update(finished_at=at)
+    Game.objects.filter(pk__in=[g.pk for g in tied]).update(finished_at=at)
+    assert daily_services.daily_rank(daily_id=daily.pk) == 8
+    daily.refresh_from_db()
+    rows = LeaderboardEntry.objects.filter(snapshot=daily.snapshot).order_by("position")
+    assert [(r.game_id, r.rank, r.position) for r in rows] == [
+        (g.pk, 1, i) for i, g in enumerate(sorted(tied, key=lambda g: g.pk), start=1)
+    ]
