@@ -156,3 +156,27 @@ def test_undo_reaches_back_100_actions_though_the_row_keeps_no_history(start, ac
 
 def _body(action: dict) -> dict:
     return {("from_" if k == "from" else k): v for k, v in action.items()}
+
+
+def test_an_action_that_lost_the_race_writes_nothing(start, act, monkeypatch):
+    """The optimistic commit: if another action lands between this one's read and its
+    commit, this one writes nothing and says seq_mismatch with the log's new length."""
+    from games import services
+
+    game = start()
+    read = services._state_for
+
+    def read_then_race(game_row, action):
+        state = read(game_row, action)
+        monkeypatch.setattr(services, "_state_for", read)  # the rival runs normally
+        assert act(game, action="draw").status_code == 200  # lands first
+        return state
+
+    monkeypatch.setattr(services, "_state_for", read_then_race)
+    lost = act(game, action="move", from_="t1", to="f")
+    assert lost.status_code == 409, lost.content
+    assert lost.json()["error"]["code"] == "seq_mismatch"
+    assert lost.json()["error"]["expected"] == 1
+    stored = Game.objects.get(pk=game["id"])
+    assert stored.seq == 1 and stored.foundations == 0
+    assert [a.notation for a in Action.objects.filter(game_id=game["id"])] == ["draw"]
