@@ -290,9 +290,8 @@ def _snapshot_build(*, snapshot_id: int, daily_id: int) -> int:
         )
         cursor.execute(f"INSERT INTO {part} ({_ENTRY_COLUMNS}) {_ranked_rows_sql()}", params)
         count = cursor.rowcount
-        # The parent's indexes, matched by definition when the partition is attached.
+        # The parent's index, matched by definition when the partition is attached.
         cursor.execute(f"CREATE INDEX ON {part} (snapshot_id, position)")
-        cursor.execute(f"CREATE INDEX ON {part} (snapshot_id, user_id)")
         cursor.execute(
             f"ALTER TABLE {entry} ATTACH PARTITION {part} FOR VALUES IN ({int(snapshot_id)})"
         )

@@ -170,3 +170,37 @@ def test_admin_lists_the_current_generation_only(daily, finished_attempt, client
     client.force_login(admin)
     page = client.get("/admin/games/leaderboardentry/").content.decode()
     assert "2 leaderboard entrys" in page  # Django's default plural of the model name
+
+
+@pytest.mark.django_db
+def test_me_finds_every_player_in_the_snapshot(daily, finished_attempt):
+    """`me` is found by a binary search over positions: check it for every player of a board
+    with shared ranks, wins and losses, equal scores and equal keys, against the table."""
+    import random
+
+    from games.daily import selectors
+    from games.models import Game
+
+    rnd = random.Random(7)
+    games = [
+        finished_attempt(
+            daily,
+            username=f"b{i}",
+            won=rnd.random() < 0.4,
+            score=rnd.choice([0, 100, 250, 250, 700]),
+            moves=rnd.choice([80, 90, 90, 120]),
+            elapsed_ms=rnd.choice([5000, 5000, 9000]),
+        )
+        for i in range(41)
+    ]
+    first = games[0].finished_at
+    Game.objects.filter(pk__in=[g.pk for g in games[::3]]).update(finished_at=first)  # equal keys
+    assert daily_services.daily_rank(daily_id=daily.pk) == 41
+    daily.refresh_from_db()
+    entries = LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id)
+    assert len({e.rank for e in entries}) < 41  # some ranks are shared
+    for entry in entries.select_related("user"):
+        found = selectors._snapshot_entry(daily=daily, user=entry.user)
+        assert found == (entry.rank, entry.position), entry.user.username
+    late = finished_attempt(daily, username="late", won=True, score=999, moves=1, elapsed_ms=1)
+    assert selectors._snapshot_entry(daily=daily, user=late.user) is None  # not ranked yet
