@@ -85,14 +85,33 @@ def _log_notations(game: Game) -> list[str]:
     return list(Action.objects.filter(game=game).order_by("seq").values_list("notation", flat=True))
 
 
+def _replay(game: Game, log: list[str]) -> engine.ReplayResult:
+    """`log` replayed from the game's stored deal under its rules.
+
+    :raises engine.ReplayError: a log the engine refuses.
+    """
+    return engine.replay((engine.Deal.from_dict(game.deal.layout), game_rules(game)), log)
+
+
 def _state_for(game: Game, action: engine.Action) -> engine.GameState:
     """The state to apply `action` to: the snapshot's, or for an undo that reaches past the
     history it holds, the state rebuilt from the log, which has the whole history."""
     state = game_state(game)
     if isinstance(action, engine.Undo) and not state.history_complete:
-        deal = engine.Deal.from_dict(game.deal.layout)
-        state = engine.replay((deal, game_rules(game)), _log_notations(game)).state
+        state = _replay(game, _log_notations(game)).state
     return state
+
+
+def _applied(game: Game, action: engine.Action) -> tuple[engine.GameState, engine.Applied]:
+    """`action` applied to the game's state: the new state and what the action did.
+
+    :raises IllegalMoveApiError: the rules refuse the action; the message names the rule.
+    """
+    state = _state_for(game, action)
+    try:
+        return state, state.apply(action)
+    except engine.IllegalMoveError as exc:
+        raise IllegalMoveApiError(str(exc)) from None
 
 
 def game_create(
@@ -362,9 +381,9 @@ def _move_commit(game: Game, entries: Sequence[_Entry], *, read_seq: int, at_ms:
     game's `seq` is still `read_seq`; False (nothing written) when another action came first.
 
     `game` holds the new figures (`_record`)."""
-    log_params = _log_rows(game, entries, read_seq, at_ms)
     if connection.vendor == "postgresql":  # one round trip, no transaction to open and close
         sql, targets = _move_commit_sql(len(entries))
+        log_params = _log_rows(game, entries, read_seq, at_ms)
         with _hot_cursor() as cursor:
             cursor.execute(sql, [*_game_update_params(game, targets), read_seq, *log_params])
             return cursor.rowcount == len(entries)
@@ -427,11 +446,7 @@ def game_action_apply(
     """
     now = timezone.now()
     game = _check_playable(_game_read(game_id=game_id, user=user), seq, now)
-    state = _state_for(game, action)
-    try:
-        applied = state.apply(action)
-    except engine.IllegalMoveError as exc:
-        raise IllegalMoveApiError(str(exc)) from None
+    state, applied = _applied(game, action)
     if state.is_over:
         return _game_action_apply_locked(game_id=game_id, user=user, seq=seq, action=action)
     entries = _entries(applied)
@@ -465,12 +480,7 @@ def game_finish_as_it_stands(*, game_id: int) -> Game | None:
 def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.GameState:
     """Apply `action` to the locked game's snapshot, append the log rows, save the counters;
     on the game's end, check it by a full replay."""
-    state = _state_for(game, action)
-    try:
-        applied = state.apply(action)
-    except engine.IllegalMoveError as exc:
-        raise IllegalMoveApiError(str(exc)) from None
-
+    state, applied = _applied(game, action)
     at_ms = _elapsed_ms(game, now)
     entries = _entries(applied)
     _log_append(game, entries, game.seq, at_ms)
@@ -496,7 +506,7 @@ def game_replay_disagreement(*, game: Game, log: list[str], live: engine.GameSta
     The referee's check when a game ends, and the integrity job's when it audits one.
     """
     try:
-        result = engine.replay((engine.Deal.from_dict(game.deal.layout), game_rules(game)), log)
+        result = _replay(game, log)
     except engine.ReplayError as exc:
         return f"log does not replay: {exc}"
     outcome = result.outcome
