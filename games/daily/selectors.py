@@ -14,6 +14,7 @@ from accounts.models import User
 from config.api import NotFoundError
 from games import engine
 from games.daily import clock, live
+from games.daily import services as daily_services
 from games.models import DailyDeal, DailyStreak, Game, LeaderboardEntry
 
 PAGE_SIZE = 20
@@ -165,14 +166,13 @@ def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any]
 
 # A snapshot's entries lie in ranking order by `position`, so a game's entry is found by a
 # binary search over positions (about 20 index probes at 1M, in one statement) instead of an
-# index on the user, which cost a fifth of every ranking run at 1M (docs/benchmarks.md). The
-# ranking order as an ascending tuple: won first, higher score, fewer moves, less time, the
-# earlier finish, then the game id (how `daily_rank` numbers tied games).
-def _rank_key(alias: str, *, score: str, won: str, game_id: str) -> str:
-    return (
-        f"(CASE WHEN {won} THEN 0 ELSE 1 END, -COALESCE({alias}.{score}, 0), {alias}.moves,"
-        f" {alias}.elapsed_ms, {alias}.finished_at, {alias}.{game_id})"
-    )
+# index on the user, which cost a fifth of every ranking run at 1M (docs/benchmarks.md).
+def _rank_tuple(alias: str, *, won: str, score: str, game_id: str) -> str:
+    """The ranking order (`daily_services.rank_key_sql` and RANK_TIES, then the game id) as
+    the columns of an ascending tuple, for `alias`'s row."""
+    key = daily_services.rank_key_sql(won=won, score=f"{alias}.{score}")
+    ties = ", ".join(f"{alias}.{column}" for column in daily_services.RANK_TIES)
+    return f"-({key}), {ties}, {alias}.{game_id}"
 
 
 def _snapshot_entry(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
@@ -182,19 +182,20 @@ def _snapshot_entry(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
         return None
     q = connection.ops.quote_name
     entries, games = q(LeaderboardEntry._meta.db_table), q(Game._meta.db_table)
-    entry_key = _rank_key("e", score="score", won="e.won", game_id="game_id")
-    game_key = _rank_key("g", score="leaderboard_score", won="g.status = 'won'", game_id="id")
+    entry = _rank_tuple("e", won="e.won", score="score", game_id="game_id")
+    game = _rank_tuple("g", won="g.status = 'won'", score="leaderboard_score", game_id="id")
+    mine_columns = ", ".join(["k", *daily_services.RANK_TIES, "id"])
     # lo..hi narrows to the first position whose entry does not rank before the game; each
     # row carries `before`: whether the entry at its midpoint ranks before the game.
     probe = (
-        f"(SELECT {entry_key} < (SELECT * FROM mine) FROM {entries} e"
+        f"(SELECT ({entry}) < (SELECT * FROM mine) FROM {entries} e"
         f" WHERE e.snapshot_id = %s AND e.position = {{at}})"
     )
     lo = "CASE WHEN before THEN (lo + hi) / 2 + 1 ELSE lo END"
     hi = "CASE WHEN before THEN hi ELSE (lo + hi) / 2 END"
     sql = f"""
-        WITH RECURSIVE mine AS (
-            SELECT {game_key[1:-1]} FROM {games} g
+        WITH RECURSIVE mine({mine_columns}) AS (
+            SELECT {game} FROM {games} g
             WHERE g.daily_id = %s AND g.user_id = %s AND g.status <> 'playing'
         ), search(lo, hi, before) AS (
             SELECT 1, %s, {probe.format(at="(1 + %s) / 2")}
@@ -204,11 +205,10 @@ def _snapshot_entry(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
         )
         SELECT e.rank, e.position FROM {entries} e
         WHERE e.snapshot_id = %s AND e.position = (SELECT MAX(lo) FROM search)
-          AND e.game_id = (SELECT g.id FROM {games} g
-                           WHERE g.daily_id = %s AND g.user_id = %s AND g.status <> 'playing')
+          AND e.game_id = (SELECT id FROM mine)
     """
     end, snapshot = daily.entries_count + 1, daily.snapshot_id
-    params = [daily.pk, user.pk, end, snapshot, end, snapshot, snapshot, daily.pk, user.pk]
+    params = [daily.pk, user.pk, end, snapshot, end, snapshot, snapshot]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()

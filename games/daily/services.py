@@ -211,14 +211,20 @@ def daily_game_finished(*, game: Game) -> None:
 # request that read the old pointer can still read its rows (gunicorn's timeout is 30 s).
 SNAPSHOT_GRACE = timedelta(seconds=60)
 
-# The ranking rule (api.md): the key `k` packs won and the leaderboard score into one exact
-# bigint (1 bit and 32 bits), which sorts much faster than two keys (the order is that of won
-# DESC, COALESCE(score, 0) DESC); then fewer moves, less time, the earlier finish.
-_RANK_KEY = (
-    "CASE WHEN g.status = 'won' THEN 8589934592 ELSE 0 END"
-    " + CAST(COALESCE(g.leaderboard_score, 0) AS bigint)"
-)
-_RANK_ORDER = "k DESC, moves ASC, elapsed_ms ASC, finished_at ASC"
+# The ranking rule (api.md) in SQL: `rank_key_sql`, higher first; then RANK_TIES, lower
+# first; then the game id, which orders tied games' positions. (Also the order that
+# games.daily.selectors searches a snapshot in.)
+RANK_TIES = ("moves", "elapsed_ms", "finished_at")  # fewer moves, less time, earlier finish
+
+
+def rank_key_sql(*, won: str, score: str) -> str:
+    """The ranking rule's first key from SQL expressions for "won" and the leaderboard score,
+    packed into one exact bigint (1 bit and 32 bits), which sorts much faster than two keys
+    and in the same order as won DESC, COALESCE(score, 0) DESC."""
+    return f"CASE WHEN {won} THEN 8589934592 ELSE 0 END + CAST(COALESCE({score}, 0) AS bigint)"
+
+
+_RANK_ORDER = ", ".join(["k DESC", *(f"{column} ASC" for column in RANK_TIES)])
 _ENTRY_COLUMNS = (
     "id, snapshot_id, daily_id, game_id, user_id, rank, position, won, score, moves, undos, "
     "elapsed_ms, finished_at"
@@ -242,7 +248,8 @@ def _ranked_rows_sql() -> str:
         FROM (
             SELECT sorted.*, RANK() OVER w AS rank, ROW_NUMBER() OVER w AS position
             FROM (
-                SELECT g.daily_id, g.id AS game_id, g.user_id, {_RANK_KEY} AS k,
+                SELECT g.daily_id, g.id AS game_id, g.user_id,
+                       {rank_key_sql(won="g.status = 'won'", score="g.leaderboard_score")} AS k,
                        g.status = 'won' AS won, g.leaderboard_score AS score, g.moves, g.undos,
                        g.elapsed_ms, g.finished_at
                 FROM {Game._meta.db_table} g
