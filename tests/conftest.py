@@ -102,3 +102,26 @@ def auth_client(make_user: Callable[..., Any]) -> Any:
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     client.user = user
     return client
+
+
+@pytest.fixture
+def sql_sent() -> Callable[[], Any]:
+    """`with sql_sent() as sent:` collects the SQL text of every statement sent inside, as
+    the driver gets it (prepared statements included, which Django's query log records as
+    None)."""
+    import contextlib
+
+    from django.db import connection
+
+    @contextlib.contextmanager
+    def collect() -> Iterator[list[str]]:
+        sent: list[str] = []
+
+        def record(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+            sent.append(sql)
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(record):
+            yield sent
+
+    return collect

@@ -110,18 +110,12 @@ def test_hint_is_a_legal_move(start, act, auth_client):
     assert applied.status_code == 200, applied.content
 
 
-def test_a_move_in_play_costs_two_round_trips_on_postgresql(start, act):
+def test_a_move_in_play_costs_two_round_trips_on_postgresql(start, act, sql_sent):
     from django.db import connection
 
     game = start()
     game = act(game, action="draw").json()  # warms the token cache
-    sent: list[str] = []
-
-    def record(execute, sql, params, many, context):
-        sent.append(sql)
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(record):
+    with sql_sent() as sent:
         assert act(game, action="move", from_="t1", to="f").status_code == 200
     # The test wraps each request's transaction in a savepoint; production sends BEGIN/COMMIT.
     sql = [s for s in sent if "SAVEPOINT" not in s]

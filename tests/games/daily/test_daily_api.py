@@ -133,18 +133,10 @@ def test_actions_after_the_grace_hour_are_refused(clock, auth_client):
     assert not Game.objects.get(pk=game["id"]).actions.exists()
 
 
-def test_a_daily_move_reads_its_board_with_the_game(clock, auth_client):
-    from django.db import connection
-
+def test_a_daily_move_reads_its_board_with_the_game(clock, auth_client, sql_sent):
     clock(at(DAY, 10))
     game = _start(auth_client).json()
-    sent: list[str] = []
-
-    def record(execute, sql, params, many, context):
-        sent.append(sql)
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(record):
+    with sql_sent() as sent:
         response = auth_client.post(
             f"/api/v1/games/{game['id']}/actions", {"seq": 0, "action": "draw"}, format="json"
         )
