@@ -439,14 +439,7 @@ class _Solver:
                 f_other.append((_TALON, x, -1, 0))
             if lazy and faceup is not None and not _down_useful(x, reach_cards, faceup, ftops):
                 continue
-            if x % 13 == 12:
-                if empty >= 0:
-                    talon_moves.append((_TALON, x, empty, 0))
-                continue
-            for par in _PARENTS[x]:
-                d = where.get(par)
-                if d is not None:
-                    talon_moves.append((_TALON, x, d, 0))
+            talon_moves.extend((_TALON, x, d, 0) for d in _destinations(x, empty, where))
 
         if self.returns:
             for s in range(4):
@@ -455,17 +448,10 @@ class _Solver:
                     continue
                 if faceup is None:
                     faceup = _faceup(cols)
-                if not _return_useful(s * 13 + k - 1, found, faceup, reach_cards, where):
-                    continue
                 x = s * 13 + k - 1
-                if x % 13 == 12:
-                    if empty >= 0:
-                        returns.append((_RETURN, s, empty, 0))
+                if not _return_useful(x, found, faceup, reach_cards, where):
                     continue
-                for par in _PARENTS[x]:
-                    d = where.get(par)
-                    if d is not None:
-                        returns.append((_RETURN, s, d, 0))
+                returns.extend((_RETURN, s, d, 0) for d in _destinations(x, empty, where))
 
         flips.sort(key=_first, reverse=True)
         out = f_flip
@@ -698,6 +684,14 @@ _SMALLER: Final = tuple(sum(1 << p for p in range(1, q) if p % 3 == q % 3) for q
 """For a waste size ``q`` other than "0" (as in the key): the smaller ones whose position
 dominates it, ``q - 3``, ``q - 6``... ("0", the talon as after a recycle, is dominated by
 any)."""
+
+
+def _destinations(x: int, empty: int, where: dict[int, int]) -> list[int]:
+    """The columns card `x` may be placed on: the first empty one (`empty`, -1 for none) for a
+    king, else those whose top card (`where`: top card -> column) is one of its `_PARENTS`."""
+    if x % 13 == 12:
+        return [empty] if empty >= 0 else []
+    return [d for par in _PARENTS[x] if (d := where.get(par)) is not None]
 
 
 def _dominated(by_pos: dict[bytes, int], k: bytes) -> bool:
