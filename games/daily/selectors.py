@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import date, datetime
 from typing import Any
 
@@ -175,16 +176,15 @@ def _rank_tuple(alias: str, *, won: str, score: str, game_id: str) -> str:
     return f"-({key}), {ties}, {alias}.{game_id}"
 
 
-def _snapshot_entry(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
-    """(rank, position) of the user's ranked game in the board's current snapshot; None when
-    it is not in it (no finished game, finished after the ranking, or flagged then)."""
-    if daily.snapshot_id is None or not daily.entries_count:
-        return None
+@functools.cache
+def _snapshot_entry_sql() -> str:
+    """The search of `_snapshot_entry`, built once per process. Parameters: board, user,
+    entries count + 1, snapshot, entries count + 1, snapshot, snapshot."""
     q = connection.ops.quote_name
     entries, games = q(LeaderboardEntry._meta.db_table), q(Game._meta.db_table)
     entry = _rank_tuple("e", won="e.won", score="score", game_id="game_id")
     game = _rank_tuple("g", won="g.status = 'won'", score="leaderboard_score", game_id="id")
-    mine_columns = ", ".join(["k", *daily_services.RANK_TIES, "id"])
+    mine_columns = ", ".join(["key", *daily_services.RANK_TIES, "id"])
     # lo..hi narrows to the first position whose entry does not rank before the game; each
     # row carries `before`: whether the entry at its midpoint ranks before the game.
     probe = (
@@ -193,7 +193,7 @@ def _snapshot_entry(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
     )
     lo = "CASE WHEN before THEN (lo + hi) / 2 + 1 ELSE lo END"
     hi = "CASE WHEN before THEN hi ELSE (lo + hi) / 2 END"
-    sql = f"""
+    return f"""
         WITH RECURSIVE mine({mine_columns}) AS (
             SELECT {game} FROM {games} g
             WHERE g.daily_id = %s AND g.user_id = %s AND g.status <> 'playing'
@@ -207,10 +207,18 @@ def _snapshot_entry(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
         WHERE e.snapshot_id = %s AND e.position = (SELECT MAX(lo) FROM search)
           AND e.game_id = (SELECT id FROM mine)
     """
+
+
+def _snapshot_entry(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
+    """(rank, position) of the user's ranked game in the board's current snapshot; None when
+    it is not in it (no finished game, finished after the ranking, or flagged then)."""
+    if daily.snapshot_id is None or not daily.entries_count:
+        return None
     end, snapshot = daily.entries_count + 1, daily.snapshot_id
-    params = [daily.pk, user.pk, end, snapshot, end, snapshot, snapshot]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(
+            _snapshot_entry_sql(), [daily.pk, user.pk, end, snapshot, end, snapshot, snapshot]
+        )
         row = cursor.fetchone()
     return (int(row[0]), int(row[1])) if row else None
 
