@@ -85,12 +85,17 @@ def _log_notations(game: Game) -> list[str]:
     return list(Action.objects.filter(game=game).order_by("seq").values_list("notation", flat=True))
 
 
+def game_setup(game: Game) -> tuple[engine.Deal, engine.Rules]:
+    """The game's stored deal and its rules: what its log replays from."""
+    return engine.Deal.from_dict(game.deal.layout), game_rules(game)
+
+
 def _replay(game: Game, log: list[str]) -> engine.ReplayResult:
     """`log` replayed from the game's stored deal under its rules.
 
     :raises engine.ReplayError: a log the engine refuses.
     """
-    return engine.replay((engine.Deal.from_dict(game.deal.layout), game_rules(game)), log)
+    return engine.replay(game_setup(game), log)
 
 
 def _state_for(game: Game, action: engine.Action) -> engine.GameState:
@@ -488,9 +493,10 @@ def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.G
     if state.is_over:
         game.finished_at = now
         game.elapsed_ms = at_ms
-        _check_by_replay(game, state)
+        log = _log_notations(game)
+        _check_by_replay(game, state, log)
         if game.daily_id is not None:
-            daily_services.daily_game_finished(game=game)
+            daily_services.daily_game_finished(game=game, log=log)
         if not state.is_won:
             from games.tasks import analyse_game
 
@@ -523,12 +529,13 @@ def game_replay_disagreement(*, game: Game, log: list[str], live: engine.GameSta
     return ""
 
 
-def _check_by_replay(game: Game, live: engine.GameState) -> None:
-    """Refuse the end of a game whose whole log, replayed from the deal, disagrees with play.
+def _check_by_replay(game: Game, live: engine.GameState, log: list[str]) -> None:
+    """Refuse the end of a game whose whole log (`log`), replayed from the deal, disagrees
+    with play.
 
     The game's figures must already hold the live state's.
     """
-    reason = game_replay_disagreement(game=game, log=_log_notations(game), live=live)
+    reason = game_replay_disagreement(game=game, log=log, live=live)
     if reason:
         logger.error("game %s: %s", game.pk, reason)
         raise ReplayMismatchError("The game's replay disagrees with play; the result was refused.")
@@ -550,8 +557,7 @@ def game_analyse(*, game_id: int) -> dict[str, object] | None:
     if game.analysis is not None:
         return dict(game.analysis)
     analysis = solver.analyse(
-        engine.Deal.from_dict(game.deal.layout),
-        game_rules(game),
+        *game_setup(game),
         _log_notations(game),
         budget_s_per_position=ANALYSIS_BUDGET_S_PER_POSITION,
     ).to_dict()

@@ -190,16 +190,13 @@ def _attempt(*, user: User, daily: DailyDeal) -> Game | None:
     return Game.objects.filter(user=user, daily=daily).select_related("deal", "daily").first()
 
 
-def daily_game_finished(*, game: Game) -> None:
-    """Called inside the transaction that ends a ranked attempt: compute its leaderboard
-    score, and after the commit, update the live ranks and queue the ranking job."""
+def daily_game_finished(*, game: Game, log: list[str]) -> None:
+    """Called inside the transaction that ends a ranked attempt, with its whole log: compute
+    its leaderboard score, and after the commit, update the live ranks and queue the ranking
+    job."""
     from games.tasks import check_game_integrity, rank_daily
 
-    log = list(game.actions.order_by("seq").values_list("notation", flat=True))
-    game.leaderboard_score = engine.leaderboard_score(
-        (engine.Deal.from_dict(game.deal.layout), engine.Rules.from_preset(game.draw, game.preset)),
-        log,
-    )
+    game.leaderboard_score = engine.leaderboard_score(game_services.game_setup(game), log)
     game_id = game.pk
     transaction.on_commit(lambda: live.live_rank_add(game_id=game_id))
     check_game_integrity.delay_on_commit(game_id)
