@@ -331,9 +331,10 @@ def run_size(args: argparse.Namespace, env: dict[str, str], size: int) -> dict[s
         out["shared"] = rows - distinct_ranks
         middle = size // 2 or 1
         cur.execute(
-            "SELECT user_id, rank FROM games_leaderboardentry"
-            " WHERE snapshot_id = (SELECT snapshot_id FROM games_dailydeal WHERE id = %s)"
-            " AND position = %s",
+            "SELECT g.user_id, e.rank FROM games_leaderboardentry e"
+            " JOIN games_game g ON g.id = e.game_id"
+            " WHERE e.snapshot_id = (SELECT snapshot_id FROM games_dailydeal WHERE id = %s)"
+            " AND e.position = %s",
             [daily_id, middle],
         )
         mid_user, mid_rank = cur.fetchone()
@@ -403,7 +404,7 @@ def run_size(args: argparse.Namespace, env: dict[str, str], size: int) -> dict[s
     from games.models import DailyDeal, LeaderboardEntry
 
     snapshot = DailyDeal.objects.get(pk=daily_id).snapshot_id
-    assert LeaderboardEntry.objects.filter(snapshot_id=snapshot, user_id=late_user).exists()
+    assert LeaderboardEntry.objects.filter(snapshot_id=snapshot, game__user_id=late_user).exists()
     print(f"[{size}] daily_rank after one new game: {out['rank_new_game_s']:.2f} s", flush=True)
     return out
 

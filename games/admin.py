@@ -81,12 +81,22 @@ class DailyDealAdmin(ReadOnlyAdmin):
 
 @admin.register(LeaderboardEntry)
 class LeaderboardEntryAdmin(ReadOnlyAdmin):
-    list_display = ("daily", "rank", "user", "won", "score", "moves", "undos", "elapsed_ms")
-    list_filter = ("daily__mode",)
+    list_display = (
+        "snapshot__daily",
+        "rank",
+        "game__user",
+        "game__status",
+        "game__leaderboard_score",
+        "game__moves",
+        "game__undos",
+        "game__elapsed_ms",
+    )
+    list_filter = ("snapshot__daily__mode",)
+    list_select_related = ("snapshot__daily", "game__user")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[LeaderboardEntry]:
         # Each board's current generation only: a replaced one lingers for a grace period.
-        return super().get_queryset(request).filter(snapshot_id=F("daily__snapshot_id"))
+        return super().get_queryset(request).filter(snapshot_id=F("snapshot__daily__snapshot_id"))
 
 
 @admin.register(DailyStreak)

@@ -80,17 +80,22 @@ def daily_day(*, day: date, user: User | AnonymousUser, now: datetime) -> dict[s
 
 
 def _entry(row: LeaderboardEntry, rules: engine.Rules) -> dict[str, Any]:
+    game = row.game
     return {
         "rank": row.rank,
-        "user": row.user.username,
-        "won": row.won,
-        "score": row.score,
-        "score_display": engine.format_score(rules, row.score),
-        "moves": row.moves,
-        "undos": row.undos,
-        "elapsed_ms": row.elapsed_ms,
+        "user": game.user.username,
+        "won": game.status == Game.Status.WON,
+        "score": game.leaderboard_score,
+        "score_display": engine.format_score(rules, game.leaderboard_score),
+        "moves": game.moves,
+        "undos": game.undos,
+        "elapsed_ms": game.elapsed_ms,
         "game": row.game_id,
     }
+
+
+# What a page shows of an entry's game (a finished game does not change).
+_ENTRY_GAME_FIELDS = ("status", "leaderboard_score", "moves", "undos", "elapsed_ms")
 
 
 def daily_leaderboard(
@@ -120,7 +125,13 @@ def daily_leaderboard(
         LeaderboardEntry.objects.filter(
             snapshot_id=daily.snapshot_id, position__gte=first, position__lt=first + PAGE_SIZE
         )
-        .select_related("user")
+        .select_related("game__user")
+        .only(
+            "rank",
+            "game_id",
+            *(f"game__{field}" for field in _ENTRY_GAME_FIELDS),
+            "game__user__username",
+        )
         .order_by("position")
         if count
         else []
@@ -168,12 +179,14 @@ def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any]
 # A snapshot's entries lie in ranking order by `position`, so a game's entry is found by a
 # binary search over positions (about 20 index probes at 1M, in one statement) instead of an
 # index on the user, which cost a fifth of every ranking run at 1M (docs/benchmarks.md).
-def _rank_tuple(alias: str, *, won: str, score: str, game_id: str) -> str:
+def _rank_tuple(alias: str) -> str:
     """The ranking order (`daily_services.rank_key_sql` and RANK_TIES, then the game id) as
-    the columns of an ascending tuple, for `alias`'s row."""
-    key = daily_services.rank_key_sql(won=won, score=f"{alias}.{score}")
+    the columns of an ascending tuple, for the game `alias`."""
+    key = daily_services.rank_key_sql(
+        won=f"{alias}.status = 'won'", score=f"{alias}.leaderboard_score"
+    )
     ties = ", ".join(f"{alias}.{column}" for column in daily_services.RANK_TIES)
-    return f"-({key}), {ties}, {alias}.{game_id}"
+    return f"-({key}), {ties}, {alias}.id"
 
 
 @functools.cache
@@ -182,13 +195,13 @@ def _snapshot_entry_sql() -> str:
     entries count + 1, snapshot, entries count + 1, snapshot, snapshot."""
     q = connection.ops.quote_name
     entries, games = q(LeaderboardEntry._meta.db_table), q(Game._meta.db_table)
-    entry = _rank_tuple("e", won="e.won", score="score", game_id="game_id")
-    game = _rank_tuple("g", won="g.status = 'won'", score="leaderboard_score", game_id="id")
+    ranked, game = _rank_tuple("ranked"), _rank_tuple("g")
     mine_columns = ", ".join(["key", *daily_services.RANK_TIES, "id"])
     # lo..hi narrows to the first position whose entry does not rank before the game; each
     # row carries `before`: whether the entry at its midpoint ranks before the game.
     probe = (
-        f"(SELECT ({entry}) < (SELECT * FROM mine) FROM {entries} e"
+        f"(SELECT ({ranked}) < (SELECT * FROM mine) FROM {entries} e"
+        f" JOIN {games} ranked ON ranked.id = e.game_id"
         f" WHERE e.snapshot_id = %s AND e.position = {{at}})"
     )
     lo = "CASE WHEN before THEN (lo + hi) / 2 + 1 ELSE lo END"

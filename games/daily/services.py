@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
 from accounts.models import User
@@ -222,10 +223,7 @@ def rank_key_sql(*, won: str, score: str) -> str:
 
 
 _RANK_ORDER = ", ".join(["k DESC", *(f"{column} ASC" for column in RANK_TIES)])
-_ENTRY_COLUMNS = (
-    "id, snapshot_id, daily_id, game_id, user_id, rank, position, won, score, moves, undos, "
-    "elapsed_ms, finished_at"
-)
+_ENTRY_COLUMNS = "id, snapshot_id, game_id, rank, position"
 
 
 def _ranked_rows_sql() -> str:
@@ -235,20 +233,22 @@ def _ranked_rows_sql() -> str:
     tied games take consecutive positions in id order. (One window pass instead of two, one
     for RANK() and one for ROW_NUMBER() with the id as a last key: a tenth of the ranking's
     time at 1M. The window needs no sort of its own, and numbers its input rows in the order
-    they come, which the sorted subquery sets; the tests pin the tie order.)
+    they come, which the sorted subquery sets; the tests pin the tie order.) The sort carries
+    only the keys and the game id. The casts give each column the entry table's exact type,
+    which a partition created from this SELECT must have.
 
     Parameters: the snapshot id (twice) and the board's id. `id` is snapshot << 32 | position.
     """
     return f"""
-        SELECT %s * 4294967296 + position AS id, %s AS snapshot_id, daily_id, game_id,
-               user_id, rank, position, won, score, moves, undos, elapsed_ms, finished_at
+        SELECT CAST(%s * 4294967296 + position AS bigint) AS id,
+               CAST(%s AS bigint) AS snapshot_id, game_id,
+               CAST(rank AS integer) AS rank, CAST(position AS integer) AS position
         FROM (
-            SELECT sorted.*, RANK() OVER w AS rank, ROW_NUMBER() OVER w AS position
+            SELECT sorted.game_id, RANK() OVER w AS rank, ROW_NUMBER() OVER w AS position
             FROM (
-                SELECT g.daily_id, g.id AS game_id, g.user_id,
+                SELECT g.id AS game_id,
                        {rank_key_sql(won="g.status = 'won'", score="g.leaderboard_score")} AS k,
-                       g.status = 'won' AS won, g.leaderboard_score AS score, g.moves, g.undos,
-                       g.elapsed_ms, g.finished_at
+                       {", ".join(f"g.{column}" for column in RANK_TIES)}
                 FROM {Game._meta.db_table} g
                 WHERE g.daily_id = %s AND g.status <> 'playing'
                   AND (g.flag_reason = '' OR g.flag_cleared)
@@ -264,14 +264,38 @@ def _partition(snapshot_id: int) -> str:
     return f"{LeaderboardEntry._meta.db_table}_s{int(snapshot_id)}"
 
 
+def _partition_constraints_sql(cursor: CursorWrapper, *, snapshot_id: int) -> str:
+    """The ALTER TABLE clauses that give a partition built by CREATE TABLE AS what ATTACH
+    PARTITION requires: the entry table's NOT NULL columns and CHECK constraints (same names),
+    and a CHECK on the snapshot id, which lets ATTACH skip its own validation scan. Read from
+    the catalog, so they follow the migrations."""
+    entry = LeaderboardEntry._meta.db_table
+    q = connection.ops.quote_name
+    cursor.execute(
+        "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0"
+        " AND NOT attisdropped AND attnotnull ORDER BY attnum",
+        [entry],
+    )
+    clauses = [f"ALTER COLUMN {q(name)} SET NOT NULL" for (name,) in cursor.fetchall()]
+    cursor.execute(
+        "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint"
+        " WHERE conrelid = %s::regclass AND contype = 'c' ORDER BY conname",
+        [entry],
+    )
+    clauses += [f"ADD CONSTRAINT {q(name)} {check}" for name, check in cursor.fetchall()]
+    clauses.append(f"ADD CHECK (snapshot_id = {int(snapshot_id)})")
+    return ", ".join(clauses)
+
+
 def _snapshot_build(*, snapshot_id: int, daily_id: int) -> int:
     """Write a board's new generation of entries; returns how many.
 
-    On PostgreSQL the generation is a fresh table: filled by one INSERT ... SELECT (no index to
-    maintain row by row), indexed afterwards (a sorted bulk build), then attached as the
-    partition for `snapshot_id`. Its CHECK constraint lets ATTACH skip the validation scan,
-    and ATTACH takes only a SHARE UPDATE EXCLUSIVE lock on the parent: readers go on.
-    Must run inside the transaction that swaps the board's pointer.
+    On PostgreSQL the generation is a fresh table, created by CREATE TABLE ... AS from the
+    ranking SELECT (which, unlike INSERT ... SELECT, may scan and sort the games in parallel
+    workers, and checks no constraint row by row), then given the entry table's constraints
+    in one validating pass, indexed (a sorted bulk build), and attached as the partition for
+    `snapshot_id`. ATTACH takes only a SHARE UPDATE EXCLUSIVE lock on the parent: readers go
+    on. Must run inside the transaction that swaps the board's pointer.
     """
     entry = LeaderboardEntry._meta.db_table
     params = [snapshot_id, snapshot_id, daily_id]
@@ -280,20 +304,26 @@ def _snapshot_build(*, snapshot_id: int, daily_id: int) -> int:
             cursor.execute(f"INSERT INTO {entry} ({_ENTRY_COLUMNS}) {_ranked_rows_sql()}", params)
             return cursor.rowcount
         part = _partition(snapshot_id)
-        # A big board's sort in memory, not on disk; and no JIT, whose compilation costs
-        # seconds here (SET LOCAL: until the transaction ends).
+        # A big board's sort in memory, not on disk; no JIT, whose compilation costs seconds
+        # here; and a parallel scan and sort, which the default costs refuse for the million
+        # rows the leader then merges, though it took a third off a run at 1M
+        # (docs/benchmarks.md). SET LOCAL: until the transaction ends.
         cursor.execute("SET LOCAL work_mem = '256MB'")
         cursor.execute("SET LOCAL jit = off")
+        cursor.execute("SET LOCAL parallel_setup_cost = 0")
+        cursor.execute("SET LOCAL parallel_tuple_cost = 0.001")
         # The id is new, so a table of that name can only be debris (a flushed test database).
         cursor.execute(f"DROP TABLE IF EXISTS {part}")
         # Its rows are never updated or deleted, so autovacuum has nothing to clean up (the
         # anti-wraparound freeze still runs: PostgreSQL forces it whatever this setting says).
         cursor.execute(
-            f"CREATE TABLE {part} (LIKE {entry} INCLUDING DEFAULTS INCLUDING CONSTRAINTS,"
-            f" CHECK (snapshot_id = {int(snapshot_id)})) WITH (autovacuum_enabled = off)"
+            f"CREATE TABLE {part} WITH (autovacuum_enabled = off) AS {_ranked_rows_sql()}",
+            params,
         )
-        cursor.execute(f"INSERT INTO {part} ({_ENTRY_COLUMNS}) {_ranked_rows_sql()}", params)
         count = cursor.rowcount
+        cursor.execute(
+            f"ALTER TABLE {part} {_partition_constraints_sql(cursor, snapshot_id=snapshot_id)}"
+        )
         # The parent's index, matched by definition when the partition is attached.
         cursor.execute(f"CREATE INDEX ON {part} (snapshot_id, position)")
         cursor.execute(

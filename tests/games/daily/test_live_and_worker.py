@@ -87,6 +87,6 @@ def test_a_real_worker_ranks_a_finished_game(clock, make_user):
             assert time.monotonic() < deadline, "the worker did not rank the game in 30 s"
             time.sleep(0.2)
     entry = LeaderboardEntry.objects.get(game=game)
-    assert entry.rank == 1 and entry.won is False
+    assert entry.rank == 1 and entry.game.status == Game.Status.RESIGNED
     assert Game.objects.get(pk=game.pk).flag_reason == ""
     connections.close_all()

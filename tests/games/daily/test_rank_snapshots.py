@@ -22,7 +22,7 @@ def _current(daily: DailyDeal) -> list[tuple[str, int, int]]:
     """(username, rank, position) of the entries of the generation the board points at."""
     daily.refresh_from_db()
     rows = LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id).order_by("position")
-    return list(rows.values_list("user__username", "rank", "position"))
+    return list(rows.values_list("game__user__username", "rank", "position"))
 
 
 def _partitions() -> int:
@@ -199,8 +199,8 @@ def test_me_finds_every_player_in_the_snapshot(daily, finished_attempt):
     daily.refresh_from_db()
     entries = LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id)
     assert len({e.rank for e in entries}) < 41  # some ranks are shared
-    for entry in entries.select_related("user"):
-        found = selectors._snapshot_entry(daily=daily, user=entry.user)
-        assert found == (entry.rank, entry.position), entry.user.username
+    for entry in entries.select_related("game__user"):
+        found = selectors._snapshot_entry(daily=daily, user=entry.game.user)
+        assert found == (entry.rank, entry.position), entry.game.user.username
     late = finished_attempt(daily, username="late", won=True, score=999, moves=1, elapsed_ms=1)
     assert selectors._snapshot_entry(daily=daily, user=late.user) is None  # not ranked yet
