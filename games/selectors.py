@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
 
@@ -18,6 +19,9 @@ from games.models import Action, DailyStreak, Game
 from games.services import game_code, game_rules, game_state
 
 HINT_BUDGET_S = 0.5
+# A game's last winning line from a hint, so that the next hint follows it (solver.hint).
+HINT_LINE_KEY = "hint-line"
+HINT_LINE_TTL_S = 3600
 
 
 def _visible_to(game: Game, user: User | AnonymousUser) -> bool:
@@ -167,7 +171,15 @@ def game_hint(*, game: Game) -> dict[str, Any]:
         raise ForbiddenError("No hints in a ranked daily attempt.")
     if game.is_over:
         raise GameOverError(f"The game is over ({game.status}); there is nothing to hint.")
-    hint = solver.hint(game_state(game), budget_s=HINT_BUDGET_S)
+    key = f"{HINT_LINE_KEY}:{game.pk}"
+    try:
+        line = engine.parse_actions(cache.get(key) or "")
+    except engine.NotationError:  # not ours to trust blindly: a bad entry means no line
+        line = []
+    hint = solver.hint(game_state(game), budget_s=HINT_BUDGET_S, line=line)
+    if hint.line:
+        # Kept on the server only: the line would give away face-down cards.
+        cache.set(key, engine.format_actions(hint.line), HINT_LINE_TTL_S)
     return {
         "move": engine.action_to_dict(hint.action) if hint.action is not None else None,
         "source": hint.source,

@@ -1203,6 +1203,8 @@ class Hint:
     action: PlainAction | None
     source: Literal["solver", "heuristic", "none"]
     reason: str = ""
+    line: tuple[PlainAction, ...] = ()
+    """``"solver"``: the whole winning line, ``action`` first (for the next :func:`hint`)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The API's ``hint`` object (the action in notation, or None)."""
@@ -1213,8 +1215,14 @@ class Hint:
         }
 
 
-def hint(state: GameState, *, budget_s: float = 0.5) -> Hint:
+def hint(state: GameState, *, budget_s: float = 0.5, line: Sequence[PlainAction] = ()) -> Hint:
     """The next action to play from ``state``.
+
+    ``line``: the winning line of an earlier hint in the same game (``Hint.line``). When the
+    player has since played its first action, or nothing, and the rest of it (or all of it)
+    still replays to a win from ``state``, the hint continues that line: at once, and
+    consistent with the hint before, instead of searching again and perhaps switching to
+    another solution.
 
     >>> h = hint(GameState.from_code("KL1-D1N-AAAAAAG"))
     >>> h.source in ("solver", "heuristic")
@@ -1222,9 +1230,12 @@ def hint(state: GameState, *, budget_s: float = 0.5) -> Hint:
     """
     if state.is_over:
         return Hint(None, "none", "the game is over")
+    for rest in (tuple(line[1:]), tuple(line)):
+        if rest and replay_wins(state, rest):
+            return Hint(rest[0], "solver", "leads to a win", rest)
     v = solve(state, budget_s=budget_s)
     if isinstance(v, Solved) and v.actions:
-        return Hint(v.actions[0], "solver", "leads to a win")
+        return Hint(v.actions[0], "solver", "leads to a win", tuple(v.actions))
     lost = isinstance(v, Unwinnable)
     a, why = _heuristic(state)
     if a is None:

@@ -110,6 +110,23 @@ def test_hint_is_a_legal_move(start, act, auth_client):
     assert applied.status_code == 200, applied.content
 
 
+def test_the_next_hint_follows_the_line_of_the_last(start, act, auth_client, monkeypatch):
+    from games.engine import solver
+
+    game = start()
+    first = auth_client.get(f"/api/v1/games/{game['id']}/hint").json()
+    assert first["source"] == "solver"
+    played = act(game, **first["move"]).json()
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the hint searched again instead of following its line")
+
+    monkeypatch.setattr(solver, "solve", no_search)
+    follow = auth_client.get(f"/api/v1/games/{played['id']}/hint").json()
+    assert follow["source"] == "solver"
+    assert act(played, **follow["move"]).status_code == 200
+
+
 def test_a_move_in_play_costs_two_round_trips_on_postgresql(start, act, sql_sent):
     from django.db import connection
 

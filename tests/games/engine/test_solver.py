@@ -14,6 +14,7 @@ from games.engine.solver import (
     effective_line,
     hint,
     main_solve,
+    replay_wins,
     solve,
 )
 
@@ -173,6 +174,32 @@ def test_hint_follows_a_solution_to_the_win() -> None:
     g = make_position([["KS"]], foundations=(12, 13, 13, 13), stock=[])
     h = hint(g)
     assert h.source == "solver" and h.action == Move("t1", "f1")
+
+
+def test_hint_continues_its_line_without_searching() -> None:
+    g = GameState.from_code("KL1-D1N-AAAAAAG")
+    first = hint(g, budget_s=5)
+    assert first.source == "solver" and first.line[0] == first.action
+    assert replay_wins(g, first.line)
+    g.apply(first.action)
+    # No time to search at all: only the earlier line can give a solver hint.
+    follow = hint(g, budget_s=0.0, line=first.line)
+    assert follow.source == "solver" and follow.action == first.line[1]
+    assert follow.line == first.line[1:]
+    again = hint(g, budget_s=0.0, line=follow.line)  # asked again without moving
+    assert again.action == follow.action and again.line == follow.line
+
+
+def test_hint_drops_a_line_the_player_left() -> None:
+    g = GameState.from_code("KL1-D1N-AAAAAAG")
+    first = hint(g, budget_s=5)
+    other = next(a for a in g.legal_moves() if a != first.action)
+    g.apply(other)
+    h = hint(g, budget_s=0.5, line=first.line)
+    # Whatever it suggests now, a solver hint always carries a line that wins from here.
+    assert h.action in g.legal_moves()
+    if h.source == "solver":
+        assert h.line[0] == h.action and replay_wins(g, h.line)
 
 
 def test_hint_none_when_nothing_productive() -> None:
