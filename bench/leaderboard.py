@@ -65,6 +65,10 @@ MODE = "D1N"
 REQUEST_TIMEOUT_S = 10
 WARMUP_REQUESTS = 50
 REDIS_BATCH = 10_000
+# A seeded game's engine snapshot: the size of a real one (a lean snapshot without the undo
+# history, `games.engine.snapshot.dumps(state, history=False)`: 424 bytes for a new deal), so
+# the games table the ranking scans is as wide as in production.
+SNAPSHOT_BYTES = 424
 
 
 # --- seeding (SQL, set-based) --------------------------------------------------------------
@@ -132,7 +136,8 @@ def seed(size: int) -> dict[str, Any]:
                    CASE WHEN i > %(size)s + %(flagged)s THEN 'playing'
                         WHEN won THEN 'won' ELSE 'resigned' END,
                    moves + undos, moves, score, score, undos, 0,
-                   CASE WHEN won THEN 52 ELSE floor({_r(7)} * 40)::int END, '\\x'::bytea,
+                   CASE WHEN won THEN 52 ELSE floor({_r(7)} * 40)::int END,
+                   decode(repeat('a5', {SNAPSHOT_BYTES}), 'hex'),
                    CASE WHEN i > %(size)s AND i <= %(size)s + %(flagged)s
                           OR i %% 1000 = 7 THEN 'inhuman timing' ELSE '' END,
                    i <= %(size)s AND i %% 1000 = 7,
@@ -206,7 +211,7 @@ def late_game(daily_id: int, like_position: int) -> tuple[int, int]:
                                     foundations, snapshot, flag_reason, flag_cleared,
                                     started_at, finished_at, elapsed_ms)
             SELECT %s, g.deal_id, g.daily_id, 1, 'N', 'daily', g.status, g.seq, g.moves,
-                   g.score, g.leaderboard_score, g.undos, 0, g.foundations, '\\x'::bytea, '',
+                   g.score, g.leaderboard_score, g.undos, 0, g.foundations, g.snapshot, '',
                    false, now() - g.elapsed_ms * interval '1 millisecond', now(), g.elapsed_ms
             FROM games_dailydeal d
             JOIN games_leaderboardentry e ON e.snapshot_id = d.snapshot_id

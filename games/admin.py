@@ -96,7 +96,13 @@ class LeaderboardEntryAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[LeaderboardEntry]:
         # Each board's current generation only: a replaced one lingers for a grace period.
-        return super().get_queryset(request).filter(snapshot_id=F("snapshot__daily__snapshot_id"))
+        # Not the games' engine snapshots and analyses: big, and not shown here.
+        return (
+            super()
+            .get_queryset(request)
+            .filter(snapshot_id=F("snapshot__daily__snapshot_id"))
+            .defer("game__snapshot", "game__analysis")
+        )
 
 
 @admin.register(DailyStreak)

@@ -1,7 +1,11 @@
 """A snapshot's entry keeps only what the ranking computed (game, rank, position); what it
 shows is read from its finished game, which does not change. The rows are half as wide, and
 a ranking run at 1M entries writes and logs that much less (docs/benchmarks.md). On
-PostgreSQL, dropping a column of the partitioned table drops it from every partition."""
+PostgreSQL, dropping a column of the partitioned table drops it from every partition.
+
+One way in practice, like any dropped column: stop the previous release's web and Celery
+workers before migrating (they read and write the dropped columns); going back means
+re-ranking the boards after the reverse migration (empty the snapshots first)."""
 
 from django.db import migrations
 

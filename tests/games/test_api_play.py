@@ -127,6 +127,19 @@ def test_the_next_hint_follows_the_line_of_the_last(start, act, auth_client, mon
     assert act(played, **follow["move"]).status_code == 200
 
 
+@pytest.mark.parametrize("entry", ["undo\n", "not notation\n", 42])
+def test_a_bad_kept_hint_line_means_a_fresh_search(start, auth_client, entry):
+    from django.core.cache import cache
+
+    from games.selectors import HINT_LINE_KEY
+
+    game = start()
+    cache.set(f"{HINT_LINE_KEY}:{game['id']}", entry)
+    hint = auth_client.get(f"/api/v1/games/{game['id']}/hint")
+    assert hint.status_code == 200 and hint.json()["move"] is not None
+    assert hint.json()["move"]["action"] != "undo"
+
+
 def test_a_move_in_play_costs_two_round_trips_on_postgresql(start, act, sql_sent):
     from django.db import connection
 

@@ -108,8 +108,13 @@ def test_leaderboard_query_count(
     for i in range(25):
         finished_attempt(daily, won=True, score=i, moves=100, elapsed_ms=1000)
     daily_services.daily_rank(daily_id=daily.pk)
-    with django_assert_max_num_queries(2):  # the board, one page of entries with users
+    with django_assert_max_num_queries(2) as captured:  # the board, a page with its games
         _board(api_client)
+    # An entry shows a few of its game's figures: never the engine snapshot or the analysis.
+    page_sql = captured.captured_queries[-1]["sql"]
+    assert '"games_game"."moves"' in page_sql
+    assert '"games_game"."snapshot"' not in page_sql
+    assert '"games_game"."analysis"' not in page_sql
 
 
 def test_flagged_entries_leave_the_ranking_until_cleared(daily, finished_attempt, api_client):
