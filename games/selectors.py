@@ -198,7 +198,7 @@ def _hint_line_get(key: str) -> list[engine.PlainAction]:
     except Exception:
         logger.warning("could not read the hint line %s", key, exc_info=True)
         return []
-    plain = [a for a in line if isinstance(a, engine.Move | engine.Draw | engine.Recycle)]
+    plain = [a for a in line if isinstance(a, engine.PlainAction)]
     return plain if len(plain) == len(line) else []
 
 
