@@ -231,7 +231,7 @@ class _Solver:
 
     def _by_pos(self, seen: set[bytes]) -> dict[bytes, int] | None:
         """Draw 3 with unlimited passes: the keys without their waste-size byte, each with
-        the bit set of the waste sizes seen, seeded with ``seen`` (see :func:`_dominated`)."""
+        the bit set of the waste sizes seen, seeded with ``seen`` (see :func:`_waste_seen`)."""
         if not self.unlimited or self.draw == 1:
             return None
         out: dict[bytes, int] = {}
@@ -439,7 +439,14 @@ class _Solver:
                 f_other.append((_TALON, x, -1, 0))
             if lazy and faceup is not None and not _down_useful(x, reach_cards, faceup, ftops):
                 continue
-            talon_moves.extend((_TALON, x, d, 0) for d in _destinations(x, empty, where))
+            if x % 13 == 12:
+                if empty >= 0:
+                    talon_moves.append((_TALON, x, empty, 0))
+                continue
+            for par in _PARENTS[x]:
+                d = where.get(par)
+                if d is not None:
+                    talon_moves.append((_TALON, x, d, 0))
 
         if self.returns:
             for s in range(4):
@@ -489,7 +496,12 @@ class _Solver:
             _, c, cnt, d = m
             src = cols[c]
             cols[d] = cols[d] + src[-cnt:]
-            cols[c] = _pop(src, cnt)
+            rest = cols[c] = _pop(src, cnt)
+            # The position was closed under the automatic moves and no foundation changed:
+            # only the card turned up or uncovered can go up now.
+            x = rest[-1]
+            if len(rest) == 1 or found_t[x // 13] != x % 13 or not self._safe(x, found_t):
+                return (tuple(cols), talon, pos, passes, found_t)
         elif kind == _COL_F:
             c = m[1]
             x = cols[c][-1]
@@ -568,8 +580,11 @@ class _Solver:
             k = key(child)
             if k in seen:
                 continue
-            if by_pos is not None and _dominated(by_pos, k):
-                continue  # the same position with a smaller waste size was seen
+            prev = 0  # what the dead-position check said of this position's other waste sizes
+            if by_pos is not None:
+                prev = _waste_seen(by_pos, k)
+                if prev < 0:
+                    continue  # the same position with a smaller waste size was seen
             seen.add(k)
             nodes += 1
             if won(child):
@@ -586,10 +601,18 @@ class _Solver:
                 if ms[i][0] == _COL_F:
                     known = False  # not checked (see _stays_open)
                 elif not (known and _stays_open(p, child, ms[i], returns)):
-                    new_order: list[int] = []
-                    if stuck(child[0], child[4], returns, order, new_order):
+                    # The check does not depend on the talon's waste size: its answer for
+                    # another size of the same position stands.
+                    if prev & _DEAD:
                         continue
-                    order = new_order
+                    if not prev & _ALIVE:
+                        new_order: list[int] = []
+                        dead = stuck(child[0], child[4], returns, order, new_order)
+                        if by_pos is not None:
+                            by_pos[k[:-1]] |= _DEAD if dead else _ALIVE
+                        if dead:
+                            continue
+                        order = new_order
                     known = True
             path.append(step)
             frames.append((child, moves(child), order, known))
@@ -639,7 +662,7 @@ class _Solver:
                 k = key(child)
                 if k in seen:
                     continue
-                if by_pos is not None and _dominated(by_pos, k):
+                if by_pos is not None and _waste_seen(by_pos, k) < 0:
                     continue  # the same position with a smaller waste size was seen
                 seen.add(k)
                 nodes += 1
@@ -694,11 +717,14 @@ def _destinations(x: int, empty: int, where: dict[int, int]) -> list[int]:
     return [d for par in _PARENTS[x] if (d := where.get(par)) is not None]
 
 
-def _dominated(by_pos: dict[bytes, int], k: bytes) -> bool:
-    """Draw 3, unlimited passes: is the position of key ``k`` dominated by one seen (and
-    record it)?  From waste size ``p`` the draws reach ``p + 3``, ``p + 6``... and the end,
-    and a recycle reaches "0"; the K+ moves from ``p`` include every move from those (the
-    same card played, the same position after it). So once a position is seen with waste
+def _waste_seen(by_pos: dict[bytes, int], k: bytes) -> int:
+    """Draw 3, unlimited passes: -1 when the position of key ``k`` is dominated by one seen,
+    else (recording it) the bits its position had before: its waste sizes seen, and
+    ``_ALIVE`` / ``_DEAD`` once the dead-position check has judged it.
+
+    From waste size ``p`` the draws reach ``p + 3``, ``p + 6``... and the end, and a recycle
+    reaches "0"; the K+ moves from ``p`` include every move from those (the same card
+    played, the same position after it). So once a position is seen with waste
     size ``p``, the same position with a size reached from ``p`` adds nothing: every seen
     position is expanded (or dead, which does not depend on the talon)."""
     base = k[:-1]
@@ -706,11 +732,17 @@ def _dominated(by_pos: dict[bytes, int], k: bytes) -> bool:
     seen = by_pos.get(base, 0)
     if q == 0:
         if seen:
-            return True
+            return -1
     elif seen & _SMALLER[q]:
-        return True
+        return -1
     by_pos[base] = seen | 1 << q
-    return False
+    return seen
+
+
+_ALIVE: Final = 1 << 30
+"""In :func:`_waste_seen`'s bits (waste sizes stay below 25): passed the dead-position check."""
+_DEAD: Final = 1 << 31
+"""... and failed it."""
 
 
 _KNOWN: Final = 0
@@ -839,19 +871,26 @@ def _stuck(
     free = bytearray(52)
     served = bytearray(52)  # 1: can become a column top (once true, true for good)
     parents = _PARENTS
+    # fmax[s]: a card of suit s up to this rank has every lower card of its suit able to
+    # reach the foundation (on it, in the talon, or uncovered in a column); block[s] is the
+    # column card that stops it (-1: none). Kept up to date as cards are derived, so that a
+    # pass sees what the cards before it derived.
+    fmax = [13, 13, 13, 13]
+    block = [-1, -1, -1, -1]
+    for s in range(4):
+        for z in range(s * 13 + found[s], s * 13 + 13):
+            if incol[z]:
+                a = above[z]
+                if a >= 0:
+                    fmax[s] = z - s * 13
+                    block[s] = z
+                    break
     while True:
-        # fmax[s]: a card of suit s up to this rank has every lower card of its suit able to
-        # reach the foundation (on it, in the talon, or uncovered in a column).
-        fmax = [13, 13, 13, 13]
-        for s in range(4):
-            for z in range(s * 13 + found[s], s * 13 + 13):
-                if incol[z]:
-                    a = above[z]
-                    if a >= 0 and not free[a]:
-                        fmax[s] = z - s * 13
-                        break
         failed = bytearray(52)  # talon / foundation cards found unable to serve this pass
         left: list[int] = []
+        # Another pass can only help when a card was freed after some card (or some talon or
+        # foundation card's serving) failed.
+        again = False
         for e in pending:
             q = e if e >= 0 else -1 - e
             a = above[q]
@@ -860,33 +899,46 @@ def _stuck(
                 left.append(e)  # face down and still covered
                 continue
             r = q % 13
-            if r == 12 or (acc and r <= fmax[q // 13]):
-                free[q] = 1  # a king, or up to the foundation
-                if order is not None:
-                    order.append(q)
-                continue
-            sq = sup[q]
-            for par in parents[q]:
-                if par == sq:
-                    continue
-                if incol[par]:
-                    a = above[par]
-                    if a < 0 or free[a]:
+            if not (r == 12 or (acc and r <= fmax[q // 13])):
+                sq = sup[q]
+                for par in parents[q]:
+                    if par == sq:
+                        continue
+                    if incol[par]:
+                        a = above[par]
+                        if a < 0 or free[a]:
+                            break
+                    elif served[par] or (
+                        not failed[par]
+                        and _serve(par, above, incol, free, found, returns, served, failed)
+                    ):
                         break
-                elif served[par] or (
-                    not failed[par]
-                    and _serve(par, above, incol, free, found, returns, served, failed)
-                ):
-                    break
-            else:
-                left.append(e)
-                continue
-            free[q] = 1  # onto a parent
+                else:
+                    left.append(e)
+                    continue
+            # q leaves: to its foundation (a king: into an empty column), or onto a parent
+            free[q] = 1
+            if not again and (left or 1 in failed):
+                again = True  # something judged before may judge otherwise now
             if order is not None:
                 order.append(q)
+            y = sup[q]
+            if y >= 0:
+                s = y // 13
+                if block[s] == y:
+                    # The suit's lower cards reach further now.
+                    block[s] = -1
+                    fmax[s] = 13
+                    for z in range(y + 1, s * 13 + 13):
+                        if incol[z]:
+                            a = above[z]
+                            if a >= 0 and not free[a]:
+                                fmax[s] = z - s * 13
+                                block[s] = z
+                                break
         if not left:
             return False
-        if len(left) == len(pending):
+        if not again:
             return True
         pending = left
 
@@ -1124,7 +1176,7 @@ _PHASES: Final = ((0, 0.15), (1, 0.5), (0, 1.0))
 """(search, share of the budget it may use until): depth-first first (most deals fall
 fast), then best-first (rescues the deals where an early choice sends depth-first astray),
 then depth-first again, resumed where it stopped."""
-_PHASES_RELAXED: Final = ((0, 0.1), (2, 0.2), (1, 0.45), (0, 0.9), (2, 1.0))
+_PHASES_RELAXED: Final = ((0, 0.1), (2, 0.2), (1, 0.7), (0, 0.9), (2, 1.0))
 """The same when the talon is not a set (draw 3 or a pass limit), with turns for the
 depth-first search of the relaxed game (2): its proofs of a loss come much cheaper."""
 

@@ -305,3 +305,100 @@ def exhaust_gen(gen: object) -> object:
             next(gen)  # type: ignore[call-overload]
     except StopIteration as stop:
         return stop.value
+
+
+# -- shortcuts of the hot path: the same answers as the long way ----------------------------------
+
+
+def _searched_positions(mode: str, deals: range, per_deal: int) -> list[tuple]:  # type: ignore[type-arg]
+    """Positions the depth-first search makes (its children, before any check), per deal."""
+    rules = Rules.from_preset(int(mode[1]), mode[2])
+    out: list[tuple] = []  # type: ignore[type-arg]
+    for n in deals:
+        s = _Solver(GameState.new(Deal.from_number(n), rules))
+        real = s._apply
+        made: list[tuple] = []  # type: ignore[type-arg]
+
+        def spy(p: tuple, m: tuple, autos: list, made: list = made, real=real) -> tuple:  # type: ignore[type-arg, no-untyped-def]
+            child = real(p, m, autos)
+            made.append((p, m, child))
+            return child
+
+        s._apply = spy  # type: ignore[method-assign]
+        gen = s.dfs()
+        try:
+            while len(made) < per_deal:
+                next(gen)
+        except StopIteration:
+            pass
+        out.extend(made[:per_deal])
+    return out
+
+
+@pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C"])
+def test_dead_check_does_not_depend_on_the_order_hint(mode: str) -> None:
+    """The hint (the parent's derivation order) and the early end of the passes only save
+    work: any order gives the same answer, and so does no hint."""
+    returns = Rules.from_preset(int(mode[1]), mode[2]).foundation_return
+    dead = 0
+    for p, _m, child in _searched_positions(mode, range(8), 400):
+        order: list[int] = []
+        ref = _stuck(child[0], child[4], returns, (), order)
+        assert _stuck(child[0], child[4], returns, order) is ref
+        assert _stuck(child[0], child[4], returns, order[::-1]) is ref
+        parent_order: list[int] = []
+        _stuck(p[0], p[4], returns, (), parent_order)
+        assert _stuck(child[0], child[4], returns, parent_order[::-1]) is ref
+        dead += ref
+    assert dead > 10
+
+
+@pytest.mark.parametrize("mode", ["D1N", "D3N", "D1V"])
+def test_a_column_move_leaves_nothing_for_the_automatic_moves(mode: str) -> None:
+    """_apply skips the automatic moves after a column-to-column move unless the card it
+    uncovers can go up: running them anyway changes nothing."""
+    rules = Rules.from_preset(int(mode[1]), mode[2])
+    s = _Solver(GameState.new(Deal.from_number(0), rules))  # _auto depends on the rules only
+    moves = 0
+    for _p, m, child in _searched_positions(mode, range(6), 300):
+        if m[0] != 0:
+            continue
+        moves += 1
+        cols, found, autos = list(child[0]), list(child[4]), []  # type: ignore[var-annotated]
+        s._auto(cols, child[1], child[2], found, autos)
+        assert not autos, m
+    assert moves > 100
+
+
+def test_dead_check_answer_is_shared_by_the_waste_sizes_of_a_position(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Draw 3: the check depends on the columns and foundations only, so its answer is kept
+    per position and reused for its other waste sizes; the verdict and the positions
+    searched are the same as with a check every time."""
+    g = GameState.new(Deal.from_number(1), Rules.from_preset(3, "N"))
+    calls = 0
+    real = solver._stuck
+
+    def counting(*args: object) -> bool:
+        nonlocal calls
+        calls += 1
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(solver, "_stuck", counting)
+    cached = solve(g, budget_s=60, max_nodes=30000)
+    cached_calls, calls = calls, 0
+    monkeypatch.setattr(solver, "_ALIVE", 1 << 40)  # never recorded: every check runs
+    monkeypatch.setattr(solver, "_DEAD", 1 << 41)
+    monkeypatch.setattr(solver, "_waste_seen", _waste_seen_without_verdicts)
+    plain = solve(g, budget_s=60, max_nodes=30000)
+    assert (cached.verdict, cached.nodes) == (plain.verdict, plain.nodes)
+    assert cached_calls < calls
+
+
+def _waste_seen_without_verdicts(by_pos: dict[bytes, int], k: bytes) -> int:
+    prev = _real_waste_seen(by_pos, k)
+    return prev if prev < 0 else prev & ((1 << 30) - 1)
+
+
+_real_waste_seen = solver._waste_seen
