@@ -4,6 +4,7 @@ Run (under the shared lock, so that benchmarks never overlap):
      flock /tmp/klondike-bench.lock .venv/bin/python bench/solver.py [--from 0] [--to 999]
          [--modes D1N,D3N] [--budgets 1,10] [--jobs 2] [--hints 50]
      .venv/bin/python bench/solver.py --hints 50 --modes ""   (hint latency only)
+     .venv/bin/python bench/solver.py --speed 40000           (positions per second only)
 
 Deal numbers FROM..TO inclusive; one process per core. For every mode and budget it prints
 one table row (shares, median and p95 time per deal and on solved deals) and the 95 %
@@ -29,6 +30,7 @@ from games.engine.solver import (
     batch,
     format_summary,
     hint,
+    solve,
     summarize,
 )
 
@@ -95,12 +97,42 @@ def main() -> None:
     ap.add_argument("--budgets", default="1,10")
     ap.add_argument("--jobs", type=int, default=None)
     ap.add_argument("--hints", type=int, default=0, help="measure hint() on N deals per mode")
+    ap.add_argument(
+        "--speed",
+        metavar="POSITIONS",
+        type=int,
+        default=0,
+        help="search speed only: CPU time per deal to search POSITIONS positions (D3N, "
+        "--speed-deals, best of 3, one process); the same positions on any machine",
+    )
+    ap.add_argument("--speed-deals", default="1,43,104,137")
     args = ap.parse_args()
+    if args.speed:
+        bench_speed(args.speed, [int(x) for x in args.speed_deals.split(",")])
+        return
     modes = [m for m in args.modes.split(",") if m]
     if modes:
         batches(args, modes)
     if args.hints:
         bench_hints(args.hints)
+
+
+def bench_speed(positions: int, deals: list[int]) -> None:
+    """The searches' speed, free of the budget's luck: a node budget fixes what is searched
+    (the schedule divides nodes as it divides time), so only the time per position varies."""
+    total = 0.0
+    cells = []
+    for n in deals:
+        g = GameState.from_code(DealCode(3, "N", n))
+        best = math.inf
+        for _ in range(3):
+            t = time.process_time()
+            v = solve(g, budget_s=3600, max_nodes=positions)
+            best = min(best, time.process_time() - t)
+        total += best
+        cells.append(f"{n}: {v.verdict} {v.nodes} positions {best:.2f} s")
+    print("; ".join(cells))
+    print(f"total {total:.2f} s CPU, {len(deals) * positions / total:.0f} positions/s")
 
 
 def batches(args: argparse.Namespace, modes: list[str]) -> None:
