@@ -439,14 +439,7 @@ class _Solver:
                 f_other.append((_TALON, x, -1, 0))
             if lazy and faceup is not None and not _down_useful(x, reach_cards, faceup, ftops):
                 continue
-            if x % 13 == 12:
-                if empty >= 0:
-                    talon_moves.append((_TALON, x, empty, 0))
-                continue
-            for par in _PARENTS[x]:
-                d = where.get(par)
-                if d is not None:
-                    talon_moves.append((_TALON, x, d, 0))
+            talon_moves.extend((_TALON, x, d, 0) for d in _destinations(x, empty, where))
 
         if self.returns:
             for s in range(4):
@@ -875,16 +868,8 @@ def _stuck(
     # reach the foundation (on it, in the talon, or uncovered in a column); block[s] is the
     # column card that stops it (-1: none). Kept up to date as cards are derived, so that a
     # pass sees what the cards before it derived.
-    fmax = [13, 13, 13, 13]
-    block = [-1, -1, -1, -1]
-    for s in range(4):
-        for z in range(s * 13 + found[s], s * 13 + 13):
-            if incol[z]:
-                a = above[z]
-                if a >= 0:
-                    fmax[s] = z - s * 13
-                    block[s] = z
-                    break
+    block = [_blocker(s * 13 + found[s], s * 13 + 13, incol, above, free) for s in range(4)]
+    fmax = [13 if z < 0 else z % 13 for z in block]
     while True:
         failed = bytearray(52)  # talon / foundation cards found unable to serve this pass
         left: list[int] = []
@@ -927,20 +912,24 @@ def _stuck(
                 s = y // 13
                 if block[s] == y:
                     # The suit's lower cards reach further now.
-                    block[s] = -1
-                    fmax[s] = 13
-                    for z in range(y + 1, s * 13 + 13):
-                        if incol[z]:
-                            a = above[z]
-                            if a >= 0 and not free[a]:
-                                fmax[s] = z - s * 13
-                                block[s] = z
-                                break
+                    z = block[s] = _blocker(y + 1, s * 13 + 13, incol, above, free)
+                    fmax[s] = 13 if z < 0 else z % 13
         if not left:
             return False
         if not again:
             return True
         pending = left
+
+
+def _blocker(lo: int, hi: int, incol: bytearray, above: list[int], free: bytearray) -> int:
+    """The first of cards ``lo..hi-1`` (one suit, rising) that lies in a column under a card
+    that cannot leave it yet (so it cannot go up), or -1."""
+    for z in range(lo, hi):
+        if incol[z]:
+            a = above[z]
+            if a >= 0 and not free[a]:
+                return z
+    return -1
 
 
 def _serve(
