@@ -865,11 +865,10 @@ def _stuck(
     served = bytearray(52)  # 1: can become a column top (once true, true for good)
     parents = _PARENTS
     # fmax[s]: a card of suit s up to this rank has every lower card of its suit able to
-    # reach the foundation (on it, in the talon, or uncovered in a column); block[s] is the
-    # column card that stops it (-1: none). Kept up to date as cards are derived, so that a
-    # pass sees what the cards before it derived.
-    block = [_blocker(s * 13 + found[s], s * 13 + 13, incol, above, free) for s in range(4)]
-    fmax = [13 if z < 0 else z % 13 for z in block]
+    # reach the foundation (on it, in the talon, or uncovered in a column); the card of that
+    # rank (if below 13) is the one that stops it. Kept up to date as cards are derived, so
+    # that a pass sees what the cards before it derived.
+    fmax = [_blocker(s * 13 + found[s], s * 13 + 13, incol, above, free) - s * 13 for s in range(4)]
     while True:
         failed = bytearray(52)  # talon / foundation cards found unable to serve this pass
         left: list[int] = []
@@ -910,10 +909,9 @@ def _stuck(
             y = sup[q]
             if y >= 0:
                 s = y // 13
-                if block[s] == y:
-                    # The suit's lower cards reach further now.
-                    z = block[s] = _blocker(y + 1, s * 13 + 13, incol, above, free)
-                    fmax[s] = 13 if z < 0 else z % 13
+                if fmax[s] == y % 13:
+                    # y stopped its suit's reach: it goes further now.
+                    fmax[s] = _blocker(y + 1, s * 13 + 13, incol, above, free) - s * 13
         if not left:
             return False
         if not again:
@@ -923,13 +921,13 @@ def _stuck(
 
 def _blocker(lo: int, hi: int, incol: bytearray, above: list[int], free: bytearray) -> int:
     """The first of cards ``lo..hi-1`` (one suit, rising) that lies in a column under a card
-    that cannot leave it yet (so it cannot go up), or -1."""
+    that cannot leave it yet (so it cannot go up), or ``hi``."""
     for z in range(lo, hi):
         if incol[z]:
             a = above[z]
             if a >= 0 and not free[a]:
                 return z
-    return -1
+    return hi
 
 
 def _serve(
