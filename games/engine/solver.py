@@ -365,8 +365,9 @@ class _Solver:
             if self.returns:
                 # Foundation tops that could come back onto a talon card for a use of their own.
                 for s, f in enumerate(found):
-                    if f and _return_useful(s * 13 + f - 1, found, faceup, reach_cards, where):
-                        ftops.add(s * 13 + f - 1)
+                    x = s * 13 + f - 1
+                    if f and _return_useful(x, found, cols, faceup, reach_cards, where):
+                        ftops.add(x)
 
         for c in range(7):
             col = cols[c]
@@ -429,7 +430,7 @@ class _Solver:
                     elif (
                         self.returns
                         and found[tw // 13] == tw % 13 + 1
-                        and _return_useful(tw, found, faceup, reach_cards, where)
+                        and _return_useful(tw, found, cols, faceup, reach_cards, where)
                     ):
                         partial.append(m)
 
@@ -449,7 +450,7 @@ class _Solver:
                 if faceup is None:
                     faceup = _faceup(cols)
                 x = s * 13 + k - 1
-                if not _return_useful(x, found, faceup, reach_cards, where):
+                if not _return_useful(x, found, cols, faceup, reach_cards, where):
                     continue
                 returns.extend((_RETURN, s, d, 0) for d in _destinations(x, empty, where))
 
@@ -994,25 +995,50 @@ def _down_useful(x: int, talon: set[int], faceup: set[int], ftops: set[int]) -> 
 
 
 def _return_useful(
-    x: int, found: Sequence[int], faceup: set[int], talon: set[int], where: dict[int, int]
+    x: int,
+    found: Sequence[int],
+    cols: _Cols,
+    faceup: set[int],
+    talon: set[int],
+    where: dict[int, int],
 ) -> bool:
     """Taking ``x`` back from its foundation pays only when the next move uses it: a card
     one rank lower of the other colour goes on it (from the tableau, the talon, or itself
-    taken back for a use of its own), or the card under ``x`` comes back in turn."""
+    taken back for a use of its own), or the card under ``x`` comes back in turn. A column
+    card that lies on ``x``'s twin counts only when that move may be made too: the twin it
+    leaves goes up, or the card's own twin can come onto it."""
     r = x % 13
     if r == 0:
         return False
     for s in _OPP[x // 13]:
         y = s * 13 + r - 1
-        if y in faceup or y in talon:
+        if y in talon:
             return True
-        if found[s] == r and _return_useful(y, found, faceup, talon, where):
+        if y in faceup:
+            # When y lies on x's twin z, moving it leaves z (a partial run move), which the
+            # next move must use in turn: z up, or y's twin onto z.
+            z = _MATE[x // 13] * 13 + r
+            if z not in faceup or found[z // 13] == r or not _lies_on(cols, y, z):
+                return True
+            tw = _MATE[s] * 13 + r - 1
+            if tw in faceup or tw in talon or found[tw // 13] == r:
+                return True
+        if found[s] == r and _return_useful(y, found, cols, faceup, talon, where):
             return True
     below = x - 1
     if any(p in where for p in _PARENTS[below]):
         lower = list(found)
         lower[x // 13] -= 1
-        return _return_useful(below, lower, faceup, talon, where)
+        return _return_useful(below, lower, cols, faceup, talon, where)
+    return False
+
+
+def _lies_on(cols: _Cols, x: int, y: int) -> bool:
+    """Does column card ``x`` lie on card ``y``?"""
+    for col in cols:
+        i = col.find(x, 2)
+        if i > 1:
+            return col[i - 1] == y
     return False
 
 

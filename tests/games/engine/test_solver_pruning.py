@@ -402,3 +402,19 @@ def _waste_seen_without_verdicts(by_pos: dict[bytes, int], k: bytes) -> int:
 
 
 _real_waste_seen = solver._waste_seen
+
+
+@pytest.mark.parametrize(("hearts", "useful"), [(3, False), (6, True)])
+def test_a_return_is_generated_only_when_its_use_can_follow(hearts: int, useful: bool) -> None:
+    # 7D could come back onto 8C for 6C, but 6C lies on 7D's twin 7H: moving it leaves 7H,
+    # which the next move must use in turn. 6S (6C's twin) is face down, so only 7H going
+    # up (hearts up to 6H) can do so.
+    g = make_position(
+        tableau=[["7H", "6C"], ["8C"]],
+        hidden=[["6S"], ["7S", "7C"]],
+        foundations=(0, hearts, 7, 0),
+        draw=3,
+    )
+    s = _Solver(g)
+    returns = [m for m in s._moves(s._start()[0]) if m[0] == solver._RETURN]
+    assert bool(returns) is useful
