@@ -34,12 +34,13 @@ How it works (docs/solver.md has the long version):
 from __future__ import annotations
 
 import argparse
+import functools
 import heapq
 import os
 import statistics
 import sys
 import time
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
 
@@ -218,14 +219,16 @@ class _Solver:
             tail = bytes((pos, passes))
         return b"".join(sorted(cols)) + b"\xff" + talon + b"\xfe" + tail
 
-    def _tables(self, p0: _Pos) -> tuple[set[bytes], dict[bytes, int] | None]:
+    def _tables(self, p0: _Pos, own: bool = False) -> tuple[set[bytes], dict[bytes, int] | None]:
         """The transposition tables of a search: shared by the searches of one solver when
-        ``shared`` (then a proof needs every search exhausted), else fresh."""
-        if self.shared and self._shared is not None:
+        ``shared`` (then a proof needs every search exhausted), else (or when ``own``)
+        fresh."""
+        shared = self.shared and not own
+        if shared and self._shared is not None:
             return self._shared
         seen = {self._key(p0)}
         t = (seen, self._by_pos(seen))
-        if self.shared:
+        if shared:
             self._shared = t
         return t
 
@@ -330,7 +333,9 @@ class _Solver:
 
     # -- move generation ---------------------------------------------------------------------
 
-    def _moves(self, p: _Pos) -> list[_Macro]:
+    def _moves(self, p: _Pos, talon_first: bool = False) -> list[_Macro]:
+        """The moves worth trying from ``p``, best first (see docs/solver.md, "Move order");
+        ``talon_first``: the talon's moves before those that turn a card up."""
         cols, talon, pos, passes, found = p
         where: dict[int, int] = {}
         empty = -1
@@ -456,9 +461,14 @@ class _Solver:
 
         flips.sort(key=_first, reverse=True)
         out = f_flip
-        out.extend(m for _, m in flips)
-        out.extend(f_other)
-        out.extend(talon_moves)
+        if talon_first:
+            out.extend(f_other)
+            out.extend(talon_moves)
+            out.extend(m for _, m in flips)
+        else:
+            out.extend(m for _, m in flips)
+            out.extend(f_other)
+            out.extend(talon_moves)
         out.extend(emptying)
         out.extend(partial)
         out.extend(returns)
@@ -532,29 +542,32 @@ class _Solver:
         talon, pos = self._auto(cols, self.start[1], self.start[2], found, autos)
         return (tuple(cols), talon, pos, self.start[3], tuple(found)), autos
 
-    def dfs(self) -> Generator[None, None, list[_Macro] | None]:
+    def dfs(
+        self, *, talon_first: bool = False, own_table: bool = False
+    ) -> Generator[None, None, list[_Macro] | None]:
         """Depth-first search in move order. A generator that yields every 256 positions
         (so a scheduler can switch searches) and returns a winning macro line (auto moves
-        included), or None when the space is exhausted: a proof."""
+        included), or None when the space is exhausted: a proof. ``talon_first`` and
+        ``own_table`` as for :meth:`best_first` (the talon's moves tried first)."""
         p0, autos = self._start()
         if self._won(p0):
             return autos
         order0: list[int] = []
         if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0):
             return None
-        seen, by_pos = self._tables(p0)
+        seen, by_pos = self._tables(p0, own_table)
         head = autos
         # (position, its moves, the order of the dead-position check that let it through
         # and whether it is known to pass that check)
         frames: list[tuple[_Pos, list[_Macro], list[int], bool]] = [
-            (p0, self._moves(p0), order0, True)
+            (p0, self._moves(p0, talon_first), order0, True)
         ]
         idx = [0]
         path: list[list[_Macro]] = []
         apply = self._apply
         key = self._key
         won = self._won
-        moves = self._moves
+        moves = functools.partial(self._moves, talon_first=talon_first)
         stuck = _stuck
         returns = self.returns
         check = self.stuck_check
@@ -614,16 +627,21 @@ class _Solver:
         self.nodes += nodes & 255
         return None
 
-    def best_first(self) -> Generator[None, None, list[_Macro] | None]:
+    def best_first(
+        self, *, talon_first: bool = False, own_table: bool = False
+    ) -> Generator[None, None, list[_Macro] | None]:
         """Like :meth:`dfs`, but always expands the open position with the fewest face-down
-        cards (then most cards on the foundations); just as complete."""
+        cards, then the most cards on the foundations; just as complete. ``talon_first``: the
+        fewest talon cards before all that (in draw 3 it wins other deals than the plain
+        order, see :data:`_PHASES_RELAXED`). ``own_table``: not sharing the solver's tables
+        (running dry is then a proof by itself)."""
         p0, autos = self._start()
         if self._won(p0):
             return autos
         order0: list[int] = []
         if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0):
             return None
-        seen, by_pos = self._tables(p0)
+        seen, by_pos = self._tables(p0, own_table)
         _Link = tuple[Any, list[_Macro]] | None
         # (priority, tie-break, position, line, check: _KNOWN / _CHECK / _UNCHECKED, the
         # parent's check order)
@@ -641,6 +659,7 @@ class _Solver:
         check = self.stuck_check
         nodes = 0
         tick = 0
+        talon_weight = 32 if talon_first else 0  # face-down counts stay below 32
         while heap:
             _, _, p, link, status, order = pop(heap)
             # Checked when taken, not when made: most positions on the heap never are.
@@ -681,7 +700,7 @@ class _Solver:
                 push(
                     heap,
                     (
-                        (hidden - 700) * 64 - sum(child[4]),
+                        (len(child[1]) * talon_weight + hidden - 700) * 64 - sum(child[4]),
                         tick,
                         child,
                         node,
@@ -1185,13 +1204,31 @@ def _nodes(s: _Solver, relaxed: _Solver | None) -> int:
     return s.nodes + (relaxed.nodes if relaxed is not None else 0)
 
 
-_PHASES: Final = ((0, 0.15), (1, 0.5), (0, 1.0))
+_DFS: Final = 0
+_BEST: Final = 1
+_RELAXED: Final = 2
+_BEST_TALON: Final = 3
+_BEST_ALONE: Final = 4
+_DFS_TALON_ALONE: Final = 5
+_PHASES: Final = ((_DFS, 0.15), (_BEST, 0.5), (_DFS, 1.0))
 """(search, share of the budget it may use until): depth-first first (most deals fall
 fast), then best-first (rescues the deals where an early choice sends depth-first astray),
 then depth-first again, resumed where it stopped."""
-_PHASES_RELAXED: Final = ((0, 0.1), (2, 0.2), (1, 0.7), (0, 0.9), (2, 1.0))
+_PHASES_RELAXED: Final = (
+    (_DFS, 0.1),
+    (_RELAXED, 0.2),
+    (_BEST_ALONE, 0.22),
+    (_DFS_TALON_ALONE, 0.24),
+    (_BEST_TALON, 0.7),
+    (_DFS, 0.9),
+    (_RELAXED, 1.0),
+)
 """The same when the talon is not a set (draw 3 or a pass limit), with turns for the
-depth-first search of the relaxed game (2): its proofs of a loss come much cheaper."""
+depth-first search of the relaxed game (its proofs of a loss come much cheaper), and two
+best-first orders: the one that empties the talon first shares the table with depth-first;
+the plain one, which wins its deals within a few thousand positions when it wins them at all,
+gets a short turn with a table of its own (sharing, it would find most of the positions it
+wants already owned by the others)."""
 
 
 def _schedule(
@@ -1202,39 +1239,44 @@ def _schedule(
 
     :raises _OutOfBudget: none finished in time.
     """
-    searches: list[Generator[None, None, list[_Macro] | None] | None] = [
-        s.dfs(),
-        s.best_first(),
-        relaxed.dfs() if relaxed is not None else None,
-    ]
+    phases = _PHASES_RELAXED if relaxed is not None else _PHASES
+    makers: dict[int, Callable[[], Generator[None, None, list[_Macro] | None]]] = {
+        _DFS: s.dfs,
+        _BEST: s.best_first,
+        _BEST_TALON: functools.partial(s.best_first, talon_first=True),
+        _BEST_ALONE: functools.partial(s.best_first, own_table=True),
+        _DFS_TALON_ALONE: functools.partial(s.dfs, talon_first=True, own_table=True),
+    }
+    if relaxed is not None:
+        makers[_RELAXED] = relaxed.dfs
+    searches = {which: makers[which]() for which, _ in phases}
+    shared = {_DFS, _BEST, _BEST_TALON} if s.shared else set()
     limit = max_nodes if max_nodes is not None else _UNLIMITED
     clock = time.perf_counter
-    for which, share in _PHASES_RELAXED if relaxed is not None else _PHASES:
+    for which, share in phases:
         until = t0 + budget_s * share
         node_until = limit * share
         while True:
-            gen = searches[which]
+            gen = searches.get(which)
             if gen is None:  # finished without deciding: another search takes the turn
-                which = 0 if searches[0] is not None else 1
+                which = next(w for w in searches if w != _RELAXED)
                 gen = searches[which]
-                assert gen is not None
             try:
                 while clock() < until and _nodes(s, relaxed) < node_until:
                     next(gen)
                 break
             except StopIteration as stop:
                 result: list[_Macro] | None = stop.value
-                if which == 2:
+                del searches[which]
+                if which == _RELAXED:
                     if result is None:
                         return None  # the relaxed game is lost
-                    searches[2] = None  # the relaxed game is won: no information
-                    continue
-                if result is not None or not s.shared:
+                    continue  # the relaxed game is won: no information
+                if result is not None or which not in shared:
                     return result
                 # Shared tables: a search that runs dry has expanded what it saw; the
-                # space is exhausted when every search has.
-                searches[which] = None
-                if searches[0] is None and searches[1] is None:
+                # space is exhausted when every search sharing them has.
+                if not shared & searches.keys():
                     return None
     raise _OutOfBudget
 

@@ -172,6 +172,9 @@ def test_endgame_verdicts_agree(seed: int, rules: Rules, out: int) -> None:
         mp.setattr(solver._Solver, "_by_pos", lambda self, seen: None)
         verdicts.append(solve(g, budget_s=3))
     kinds = {v.verdict for v in verdicts}
+    # Each search alone, with a table of its own.
+    for search in SEARCHES:
+        kinds.add(alone(g, search))
     assert not {"solved", "unwinnable"} <= kinds, (seed, rules, out, verdicts)
     for v in verdicts:
         if isinstance(v, Solved):
@@ -179,6 +182,32 @@ def test_endgame_verdicts_agree(seed: int, rules: Rules, out: int) -> None:
     # The relaxed game (talon as a set) allows more: its loss implies the real one's.
     if exhaust(_Solver(g, relax=True, stuck_check=False)) is None:
         assert not isinstance(plain, Solved) and not isinstance(full, Solved)
+
+
+SEARCHES = {
+    "dfs": lambda s: s.dfs(),
+    "talon_first_dfs": lambda s: s.dfs(talon_first=True),
+    "best_first": lambda s: s.best_first(),
+    "talon_first": lambda s: s.best_first(talon_first=True),
+}
+"""Every search of the solver, each order (``talon_first``: the talon's moves first)."""
+
+
+def alone(g: GameState, search: str, limit: int = 20000) -> str:
+    """The verdict of one of :data:`SEARCHES` run by itself, "unknown" past about ``limit``
+    positions."""
+    s = _Solver(g)
+    s.shared = False
+    gen = SEARCHES[search](s)
+    try:
+        while s.nodes < limit:
+            next(gen)
+    except StopIteration as stop:
+        if stop.value is None:
+            return "unwinnable"
+        assert wins(g, solver._expand(g, stop.value))
+        return "solved"
+    return "unknown"
 
 
 def brute_force(g: GameState, limit: int = 20000) -> bool | None:
@@ -286,6 +315,23 @@ def test_shared_tables_prove_only_when_every_search_ran_dry() -> None:
     assert s._shared is not None
     seen = s._shared[0]
     assert len(seen) <= shared.nodes + 1
+
+
+def test_emptying_the_talon_first_wins_what_the_plain_order_misses() -> None:
+    # Deal 842 in draw 3: the best-first order that empties the talon first wins it in a few
+    # hundred positions; the plain order (fewest face-down cards) finds nothing in 2000.
+    g = GameState.new(Deal.from_number(842), Rules.from_preset(3, "N"))
+    assert alone(g, "talon_first", limit=2000) == "solved"
+    assert alone(g, "best_first", limit=2000) == "unknown"
+
+
+def test_a_search_with_a_table_of_its_own_proves_alone() -> None:
+    # Deal 66 is lost in draw 1: a best-first search with its own table runs dry by itself,
+    # while the depth-first search sharing the solver's table has not started.
+    g = GameState.new(Deal.from_number(66), Rules.from_preset(1, "N"))
+    s = _Solver(g)
+    assert exhaust_gen(s.best_first(own_table=True)) is None
+    assert s._shared is None
 
 
 def test_waste_size_dominance_only_in_draw_3_with_unlimited_passes() -> None:
