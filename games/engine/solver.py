@@ -1224,11 +1224,13 @@ _PHASES_RELAXED: Final = (
     (_RELAXED, 1.0),
 )
 """The same when the talon is not a set (draw 3 or a pass limit), with turns for the
-depth-first search of the relaxed game (its proofs of a loss come much cheaper), and two
-best-first orders: the one that empties the talon first shares the table with depth-first;
-the plain one, which wins its deals within a few thousand positions when it wins them at all,
-gets a short turn with a table of its own (sharing, it would find most of the positions it
-wants already owned by the others)."""
+depth-first search of the relaxed game (its proofs of a loss come much cheaper), and orders
+that play the talon off early (in draw 3 a card's turn on the waste top depends on the cards
+before it): the best-first search that empties the talon first shares the table with
+depth-first; the plain best-first order and a depth-first search that tries the talon's moves
+first, which win their deals within a few thousand positions when they win them at all, get
+short turns with tables of their own (sharing, they would find most of the positions they
+want already owned by the others)."""
 
 
 def _schedule(
