@@ -41,14 +41,9 @@ def stuck(g: GameState) -> bool:
     return _stuck(cols, found, g.rules.foundation_return)
 
 
-def exhaust(s: _Solver) -> list | None:
-    """Run one depth-first search to the end (small positions only)."""
-    gen = s.dfs()
-    try:
-        while True:
-            next(gen)
-    except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
+def exhaust(s: _Solver) -> object:
+    """Run one depth-first search to the end (small positions only): its line, or None."""
+    return exhaust_gen(s.dfs())
 
 
 # -- the dead-position check (_stuck) -----------------------------------------------------------
