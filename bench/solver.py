@@ -2,11 +2,12 @@
 
 Run (under the shared lock, so that benchmarks never overlap):
      flock /tmp/klondike-bench.lock .venv/bin/python bench/solver.py [--from 0] [--to 999]
-         [--modes D1N,D3N] [--budgets 1,10] [--jobs 2] [--hints 50]
+         [--modes D1N,D3N] [--budgets 1,10] [--jobs 2 | --workers 2] [--hints 50]
      .venv/bin/python bench/solver.py --hints 50 --modes ""   (hint latency only)
      .venv/bin/python bench/solver.py --speed 40000           (positions per second only)
 
-Deal numbers FROM..TO inclusive; one process per core. For every mode and budget it prints
+Deal numbers FROM..TO inclusive; one process per core (``--jobs``), or one deal at a time
+with ``--workers`` processes each. For every mode and budget it prints
 one table row (shares, median and p95 time per deal and on solved deals) and the 95 %
 confidence interval of the solved share for the sample size, next to the literature figure,
 then the deal numbers left unknown. ``--hints N`` adds the hint latency (one process).
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import resource
 import statistics
 import sys
 import time
@@ -95,7 +97,13 @@ def main() -> None:
     ap.add_argument("--to", dest="hi", type=int, default=999)
     ap.add_argument("--modes", default="D1N,D3N")
     ap.add_argument("--budgets", default="1,10")
-    ap.add_argument("--jobs", type=int, default=None)
+    ap.add_argument("--jobs", type=int, default=None, help="deals at a time (default: cores)")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes per deal; more than 1 runs one deal at a time (solve(workers=N))",
+    )
     ap.add_argument("--hints", type=int, default=0, help="measure hint() on N deals per mode")
     ap.add_argument(
         "--speed",
@@ -135,6 +143,14 @@ def bench_speed(positions: int, deals: list[int]) -> None:
     print(f"total {total:.2f} s CPU, {len(deals) * positions / total:.0f} positions/s")
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (pool workers, helpers)."""
+    own, children = (
+        resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def batches(args: argparse.Namespace, modes: list[str]) -> None:
     """One table row per mode and budget, then the notes (intervals, unknown deals)."""
     print(SUMMARY_HEADER)
@@ -143,9 +159,16 @@ def batches(args: argparse.Namespace, modes: list[str]) -> None:
         draw, preset = int(mode[1]), mode[2]
         for b in (float(x) for x in args.budgets.split(",")):
             t0 = time.perf_counter()
+            cpu0 = cpu_seconds()
             rows = batch(
-                range(args.lo, args.hi + 1), draw=draw, preset=preset, budget_s=b, jobs=args.jobs
+                range(args.lo, args.hi + 1),
+                draw=draw,
+                preset=preset,
+                budget_s=b,
+                jobs=args.jobs,
+                workers=args.workers,
             )
+            cpu = cpu_seconds() - cpu0
             s = summarize(rows)
             print(format_summary(f"{mode} {args.lo}-{args.hi} @{b:g}s", s), flush=True)
             n = len(rows)
@@ -156,7 +179,7 @@ def batches(args: argparse.Namespace, modes: list[str]) -> None:
             note = (
                 f"{mode} @{b:g}s: solved {k}/{n} = {100 * k / n:.1f} % "
                 f"(95 % CI {100 * lo:.1f}-{100 * hi:.1f} %); {u} unknown; "
-                f"wall {time.perf_counter() - t0:.0f} s"
+                f"wall {time.perf_counter() - t0:.0f} s, CPU {cpu:.0f} s"
             )
             if lit:
                 p = lit[0]

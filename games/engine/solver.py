@@ -1161,23 +1161,34 @@ def _finish(g: GameState, play: Any) -> None:
 # -- public API -------------------------------------------------------------------------------
 
 
-def solve(state: GameState, *, budget_s: float = 10.0, max_nodes: int | None = None) -> Verdict:
+def solve(
+    state: GameState, *, budget_s: float = 10.0, max_nodes: int | None = None, workers: int = 1
+) -> Verdict:
     """Decide whether ``state`` can still be won, with a winning line when it can.
 
     >>> v = solve(GameState.from_code("KL1-D1N-AAAAAAG"), budget_s=5)
     >>> isinstance(v, Solved) and replay_wins(GameState.from_code("KL1-D1N-AAAAAAG"), v.actions)
     True
 
-    ``budget_s`` bounds the wall time and ``max_nodes`` the positions searched; when either
-    runs out the answer is :class:`Unknown`. The state itself is not changed.
+    ``budget_s`` bounds the wall time and ``max_nodes`` the positions searched (per process);
+    when either runs out the answer is :class:`Unknown`. The state itself is not changed.
+    ``workers=2``: a position still undecided after a twentieth of the budget gets a second
+    process (a second core) running other searches (:data:`_HELPER_PHASES`); the first
+    verdict of either stands. Ignored where a process cannot be forked (no ``fork`` start
+    method, or inside a daemonic process such as a ``multiprocessing.Pool`` worker).
 
     :raises SolverError: a found line failed the engine check (a bug, never expected).
     """
-    return _verdict(state, budget_s=budget_s, max_nodes=max_nodes)
+    return _verdict(state, budget_s=budget_s, max_nodes=max_nodes, workers=workers)
 
 
 def _verdict(
-    state: GameState, *, budget_s: float, max_nodes: int | None, stuck_check: bool = True
+    state: GameState,
+    *,
+    budget_s: float,
+    max_nodes: int | None,
+    stuck_check: bool = True,
+    workers: int = 1,
 ) -> Verdict:
     """:func:`solve`, with the dead-position check (:func:`_stuck`) optional (for tests)."""
     t0 = time.perf_counter()
@@ -1185,23 +1196,35 @@ def _verdict(
         return Solved([], 0, 0.0)
     if state.is_over:
         return Unwinnable(0, 0.0)
-    s = _Solver(state, stuck_check=stuck_check)
-    rules = state.rules
-    relaxed = None
-    if rules.draw != 1 or rules.passes is not None:
-        relaxed = _Solver(state, stuck_check=stuck_check, relax=True)
+    s, relaxed = _solvers(state, stuck_check)
+    helper = None
+    if workers > 1 and _Helper.possible():
+        helper = _Helper(state, t0, budget_s, max_nodes, stuck_check)
     try:
-        line = _schedule(s, t0, budget_s, max_nodes, relaxed)
+        line = _schedule(s, t0, budget_s, max_nodes, relaxed, helper=helper)
     except _OutOfBudget:
-        return Unknown(_nodes(s, relaxed), time.perf_counter() - t0)
+        return Unknown(_nodes(s, relaxed, helper), time.perf_counter() - t0)
+    finally:
+        if helper is not None:
+            helper.close()
     if line is None:
-        return Unwinnable(_nodes(s, relaxed), time.perf_counter() - t0)
+        return Unwinnable(_nodes(s, relaxed, helper), time.perf_counter() - t0)
     actions = _expand(state, line)
-    return Solved(actions, _nodes(s, relaxed), time.perf_counter() - t0)
+    return Solved(actions, _nodes(s, relaxed, helper), time.perf_counter() - t0)
 
 
-def _nodes(s: _Solver, relaxed: _Solver | None) -> int:
-    return s.nodes + (relaxed.nodes if relaxed is not None else 0)
+def _solvers(state: GameState, stuck_check: bool) -> tuple[_Solver, _Solver | None]:
+    """The real search, and the relaxed one when the talon is not a set (draw 3 or a pass
+    limit; see :class:`_Solver`)."""
+    s = _Solver(state, stuck_check=stuck_check)
+    if s.talon_is_set:
+        return s, None
+    return s, _Solver(state, stuck_check=stuck_check, relax=True)
+
+
+def _nodes(s: _Solver, relaxed: _Solver | None, helper: _Helper | None = None) -> int:
+    n = s.nodes + (relaxed.nodes if relaxed is not None else 0)
+    return n + (helper.nodes if helper is not None else 0)
 
 
 _DFS: Final = 0
@@ -1210,6 +1233,7 @@ _RELAXED: Final = 2
 _BEST_TALON: Final = 3
 _BEST_ALONE: Final = 4
 _DFS_TALON_ALONE: Final = 5
+_BEST_TALON_ALONE: Final = 6
 _PHASES: Final = ((_DFS, 0.15), (_BEST, 0.5), (_DFS, 1.0))
 """(search, share of the budget it may use until): depth-first first (most deals fall
 fast), then best-first (rescues the deals where an early choice sends depth-first astray),
@@ -1234,20 +1258,30 @@ want already owned by the others)."""
 
 
 def _schedule(
-    s: _Solver, t0: float, budget_s: float, max_nodes: int | None, relaxed: _Solver | None = None
+    s: _Solver,
+    t0: float,
+    budget_s: float,
+    max_nodes: int | None,
+    relaxed: _Solver | None = None,
+    *,
+    helper: _Helper | None = None,
+    phases: Sequence[tuple[int, float]] | None = None,
 ) -> list[_Macro] | None:
     """Run the searches in turns; the first to finish decides (a win of the relaxed game
-    decides nothing: that search just stops).
+    decides nothing: that search just stops). ``phases`` default to :data:`_PHASES` or
+    :data:`_PHASES_RELAXED`; a ``helper``'s verdict, polled between turns, decides too.
 
     :raises _OutOfBudget: none finished in time.
     """
-    phases = _PHASES_RELAXED if relaxed is not None else _PHASES
+    if phases is None:
+        phases = _PHASES_RELAXED if relaxed is not None else _PHASES
     makers: dict[int, Callable[[], Generator[None, None, list[_Macro] | None]]] = {
         _DFS: s.dfs,
         _BEST: s.best_first,
         _BEST_TALON: functools.partial(s.best_first, talon_first=True),
         _BEST_ALONE: functools.partial(s.best_first, own_table=True),
         _DFS_TALON_ALONE: functools.partial(s.dfs, talon_first=True, own_table=True),
+        _BEST_TALON_ALONE: functools.partial(s.best_first, talon_first=True, own_table=True),
     }
     if relaxed is not None:
         makers[_RELAXED] = relaxed.dfs
@@ -1266,6 +1300,10 @@ def _schedule(
             try:
                 while clock() < until and _nodes(s, relaxed) < node_until:
                     next(gen)
+                    if helper is not None:
+                        decided = helper.poll()
+                        if decided is not None:
+                            return decided[0]
                 break
             except StopIteration as stop:
                 result: list[_Macro] | None = stop.value
@@ -1281,6 +1319,109 @@ def _schedule(
                 if not shared & searches.keys():
                     return None
     raise _OutOfBudget
+
+
+_HELPER_AFTER: Final = 0.05
+"""The share of the budget after which an undecided position gets its helper process (most
+positions are decided well before: no process for them)."""
+_HELPER_PHASES: Final = ((_DFS_TALON_ALONE, 0.5), (_BEST_TALON_ALONE, 1.0))
+_HELPER_PHASES_RELAXED: Final = (
+    (_BEST_ALONE, 0.15),
+    (_DFS_TALON_ALONE, 0.3),
+    (_RELAXED, 0.8),
+    (_DFS_TALON_ALONE, 1.0),
+)
+"""What the helper process runs (shares of the time it has): searches with tables of their
+own, so that any of them running dry is a proof by itself, in turns the main process cannot
+give them. In draw 3: the plain best-first and the talon-first depth-first orders (which win
+their deals within a few seconds when they win them at all; the main process gives them 0.2 s
+each), then the relaxed game, whose proofs of a loss take 2-8 s in the deals the main process
+leaves undecided (it gives them 2 s). In draw 1 the talon-first orders the main process does
+not run."""
+
+
+class _Helper:
+    """A second process searching the same position with :data:`_HELPER_PHASES` from
+    ``_HELPER_AFTER`` of the budget to its end; the main search polls it between turns."""
+
+    def __init__(
+        self, state: GameState, t0: float, budget_s: float, max_nodes: int | None, check: bool
+    ) -> None:
+        self.state = state
+        self.start_at = t0 + budget_s * _HELPER_AFTER
+        self.deadline = t0 + budget_s
+        self.max_nodes = max_nodes
+        self.check = check
+        self.nodes = 0
+        self.proc: Any = None
+        self.conn: Any = None
+        self.done = False
+
+    @staticmethod
+    def possible() -> bool:
+        """Can this process fork a helper? (Daemonic processes may not have children.)"""
+        import multiprocessing
+
+        return (
+            "fork" in multiprocessing.get_all_start_methods()
+            and not multiprocessing.current_process().daemon
+        )
+
+    def poll(self) -> tuple[list[_Macro] | None] | None:
+        """Start the helper when its time has come; its verdict once it has one: ``(line,)``
+        for a win, ``(None,)`` for a proof of a loss, else ``None``."""
+        if self.done:
+            return None
+        if self.proc is None:
+            if time.perf_counter() >= self.start_at:
+                self._launch()
+            return None
+        if not self.conn.poll():
+            return None
+        decided, line, self.nodes = self.conn.recv()
+        self.close()
+        if decided:
+            return (line,)
+        return None
+
+    def _launch(self) -> None:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("fork")
+        self.conn, child = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(
+            target=_helper_main,
+            args=(child, self.state, self.deadline - time.perf_counter(), self.max_nodes),
+            kwargs={"stuck_check": self.check},
+            daemon=True,
+        )
+        self.proc.start()
+        child.close()
+
+    def close(self) -> None:
+        """Stop the helper (it may still be searching) and free its process."""
+        self.done = True
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.join()
+            self.conn.close()
+            self.proc = None
+
+
+def _helper_main(
+    conn: Any, state: GameState, budget_s: float, max_nodes: int | None, *, stuck_check: bool
+) -> None:
+    """The helper process: run the helper's searches, send ``(decided, line, nodes)``."""
+    t0 = time.perf_counter()
+    s, relaxed = _solvers(state, stuck_check)
+    phases = _HELPER_PHASES_RELAXED if relaxed is not None else _HELPER_PHASES
+    try:
+        line = _schedule(s, t0, budget_s, max_nodes, relaxed, phases=phases)
+    except _OutOfBudget:
+        conn.send((False, None, _nodes(s, relaxed)))
+    else:
+        conn.send((True, line, _nodes(s, relaxed)))
+    conn.close()
 
 
 def replay_wins(state: GameState, actions: Iterable[PlainAction]) -> bool:
@@ -1614,11 +1755,11 @@ class BatchRow:
     length: int
 
 
-def _batch_one(job: tuple[int, int, str, float]) -> BatchRow:
-    number, draw, preset, budget = job
+def _batch_one(job: tuple[int, int, str, float, int]) -> BatchRow:
+    number, draw, preset, budget, workers = job
     g = GameState.new(Deal.from_number(number), Rules.from_preset(draw, preset))
     t0 = time.perf_counter()
-    v = solve(g, budget_s=budget)
+    v = solve(g, budget_s=budget, workers=workers)
     dt = time.perf_counter() - t0
     n = len(v.actions) if isinstance(v, Solved) else 0
     if isinstance(v, Solved) and not replay_wins(g, v.actions):
@@ -1627,11 +1768,19 @@ def _batch_one(job: tuple[int, int, str, float]) -> BatchRow:
 
 
 def batch(
-    numbers: Iterable[int], *, draw: int, preset: str, budget_s: float, jobs: int | None = None
+    numbers: Iterable[int],
+    *,
+    draw: int,
+    preset: str,
+    budget_s: float,
+    jobs: int | None = None,
+    workers: int = 1,
 ) -> list[BatchRow]:
-    """Solve many deals, one process per core (``jobs``), rows in deal order."""
-    work = [(n, draw, preset, budget_s) for n in numbers]
-    jobs = jobs or os.cpu_count() or 1
+    """Solve many deals, rows in deal order: ``jobs`` deals at a time, one process each (by
+    default one per core), or with ``workers`` > 1 one deal at a time, each with up to
+    ``workers`` processes (see :func:`solve`)."""
+    work = [(n, draw, preset, budget_s, workers) for n in numbers]
+    jobs = 1 if workers > 1 else jobs or os.cpu_count() or 1
     if jobs <= 1:
         return [_batch_one(w) for w in work]
     import multiprocessing
@@ -1683,8 +1832,8 @@ SUMMARY_HEADER = (
 
 
 def main_solve(argv: list[str]) -> int:
-    """``solve CODE [--budget S] [--moves]`` or
-    ``solve --batch FROM TO --preset N --draw 1 [--budget S] [--jobs N]``.
+    """``solve CODE [--budget S] [--moves] [--workers N]`` or
+    ``solve --batch FROM TO --preset N --draw 1 [--budget S] [--jobs N] [--workers N]``.
 
     Returns the exit status (0 done, 2 bad arguments).
     """
@@ -1697,7 +1846,14 @@ def main_solve(argv: list[str]) -> int:
     ap.add_argument("--batch", nargs=2, type=int, metavar=("FROM", "TO"))
     ap.add_argument("--preset", default="N")
     ap.add_argument("--draw", type=int, default=1)
-    ap.add_argument("--jobs", type=int, default=None)
+    ap.add_argument("--jobs", type=int, default=None, help="deals at a time (default: cores)")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes per deal (default: 2 for one code, 1 in a batch; a batch with more "
+        "runs one deal at a time)",
+    )
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:
@@ -1716,6 +1872,7 @@ def main_solve(argv: list[str]) -> int:
             preset=args.preset.upper(),
             budget_s=args.budget,
             jobs=args.jobs,
+            workers=args.workers or 1,
         )
         label = f"D{args.draw}{args.preset.upper()} {a}-{b} @{args.budget:g}s"
         print(SUMMARY_HEADER)
@@ -1731,7 +1888,7 @@ def main_solve(argv: list[str]) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     g = GameState.from_code(code)
-    v = solve(g, budget_s=args.budget)
+    v = solve(g, budget_s=args.budget, workers=args.workers or min(2, os.cpu_count() or 1))
     if isinstance(v, Solved):
         print(f"{code}: solved, {len(v.actions)} actions, {v.nodes} nodes, {v.elapsed_s:.2f} s")
         if args.moves:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
+from collections.abc import Callable, Generator
+
 import pytest
 
-from games.engine import Deal, DealCode, GameState, Move, Rules, format_action, parse_action
+from games.engine import Deal, DealCode, GameState, Move, Rules, format_action, parse_action, solver
 from games.engine.solver import (
     Analysis,
     Solved,
@@ -306,6 +309,68 @@ def test_analysis_inconclusive_says_so() -> None:
         budget_s_per_position=0.0,
     )
     assert a.status == "inconclusive" and a.point_of_no_return is None
+
+
+# -- a second process ------------------------------------------------------------------------
+
+
+def _undecided(self: object, **_: object) -> Generator[None, None, None]:
+    """A search that never decides anything (it stands in for the main process's)."""
+    while True:
+        yield
+
+
+@pytest.mark.parametrize(
+    ("position", "verdict"),
+    [
+        (lambda: GameState.from_code("KL1-D3N-AAAAAAD"), Solved),
+        (
+            lambda: make_position(
+                [["2S"], ["KS"]],
+                hidden=[["AS"], [*SPADES_3_TO_J, "QS"]],
+                foundations=(0, 13, 13, 13),
+                stock=[],
+                preset="C",
+            ),
+            Unwinnable,
+        ),
+    ],
+)
+def test_the_helper_process_decides_what_the_main_search_cannot(
+    monkeypatch: pytest.MonkeyPatch, position: Callable[[], GameState], verdict: type
+) -> None:
+    # The main process only runs a search that never ends; the helper (forked with the same
+    # patches) runs the talon-first best-first search from the start.
+    monkeypatch.setattr(solver, "_PHASES_RELAXED", ((solver._DFS, 1.0),))
+    monkeypatch.setattr(solver._Solver, "dfs", _undecided)
+    monkeypatch.setattr(solver, "_HELPER_PHASES_RELAXED", ((solver._BEST_TALON_ALONE, 1.0),))
+    monkeypatch.setattr(solver, "_HELPER_AFTER", 0.0)
+    g = position()
+    v = solve(g, budget_s=20, workers=2)
+    assert isinstance(v, verdict)
+    if isinstance(v, Solved):
+        assert wins(g, v.actions)
+    assert not multiprocessing.active_children()
+    # One process: nobody decides.
+    assert isinstance(solve(g, budget_s=0.3), Unknown)
+
+
+def test_the_helper_process_stops_with_the_main_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver, "_HELPER_AFTER", 0.0)
+    g = GameState.from_code("KL1-D3N-AAAAAAF")
+    v = solve(g, budget_s=10, workers=2)
+    assert isinstance(v, Solved) and wins(g, v.actions)
+    assert not multiprocessing.active_children()
+
+
+def _solve_in_a_pool_worker(code: str) -> str:
+    return solve(GameState.from_code(code), budget_s=5, workers=2).verdict
+
+
+def test_a_pool_worker_solves_without_a_helper() -> None:
+    # Pool workers are daemonic and may not have children: solve() runs alone there.
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_solve_in_a_pool_worker, ("KL1-D3N-AAAAAAD",)) == "solved"
 
 
 # -- command line -----------------------------------------------------------------------------
