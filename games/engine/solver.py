@@ -1378,7 +1378,10 @@ class _Helper:
             return None
         if not self.conn.poll():
             return None
-        decided, line, self.nodes = self.conn.recv()
+        try:
+            decided, line, self.nodes = self.conn.recv()
+        except EOFError:  # the helper ended without a word (killed, out of memory): no verdict
+            decided, line = False, None
         self.close()
         if decided:
             return (line,)

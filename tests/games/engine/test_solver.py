@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Generator
 
 import pytest
@@ -360,6 +361,24 @@ def test_the_helper_process_stops_with_the_main_search(monkeypatch: pytest.Monke
     g = GameState.from_code("KL1-D3N-AAAAAAF")
     v = solve(g, budget_s=10, workers=2)
     assert isinstance(v, Solved) and wins(g, v.actions)
+    assert not multiprocessing.active_children()
+
+
+def _helper_dies(*_: object, **__: object) -> None:
+    os._exit(1)  # a helper killed from outside (the OOM killer, say) sends nothing
+
+
+def test_a_helper_that_dies_leaves_the_verdict_to_the_main_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(solver, "_HELPER_AFTER", 0.0)
+    monkeypatch.setattr(solver, "_helper_main", _helper_dies)
+    g = GameState.from_code("KL1-D3N-AAAAAAF")
+    assert isinstance(solve(g, budget_s=10, workers=2), Solved)
+    # A main search that never decides: the answer is Unknown at the deadline, not a crash.
+    monkeypatch.setattr(solver, "_PHASES_RELAXED", ((solver._DFS, 1.0),))
+    monkeypatch.setattr(solver._Solver, "dfs", _undecided)
+    assert isinstance(solve(g, budget_s=0.5, workers=2), Unknown)
     assert not multiprocessing.active_children()
 
 
