@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections.abc import Callable, Generator
 
 import pytest
@@ -356,9 +357,16 @@ def test_the_helper_process_decides_what_the_main_search_cannot(
     assert isinstance(solve(g, budget_s=0.3), Unknown)
 
 
+def _helper_never_answers(*_: object, **__: object) -> None:
+    time.sleep(600)
+
+
 def test_the_helper_process_stops_with_the_main_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Deal 4 takes the main search over a thousand positions: the helper starts at its first
+    # turn, and is still running when the main search wins.
     monkeypatch.setattr(solver, "_HELPER_AFTER", 0.0)
-    g = GameState.from_code("KL1-D3N-AAAAAAF")
+    monkeypatch.setattr(solver, "_helper_main", _helper_never_answers)
+    g = GameState.from_code("KL1-D3N-AAAAAAE")
     v = solve(g, budget_s=10, workers=2)
     assert isinstance(v, Solved) and wins(g, v.actions)
     assert not multiprocessing.active_children()
@@ -383,13 +391,18 @@ def test_a_helper_that_dies_leaves_the_verdict_to_the_main_search(
 
 
 def _solve_in_a_pool_worker(code: str) -> str:
-    return solve(GameState.from_code(code), budget_s=5, workers=2).verdict
+    return solve(GameState.from_code(code), budget_s=0.5, workers=2).verdict
 
 
-def test_a_pool_worker_solves_without_a_helper() -> None:
-    # Pool workers are daemonic and may not have children: solve() runs alone there.
+def test_a_pool_worker_solves_without_a_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pool workers are daemonic and may not have children: solve() runs alone there. The
+    # forked worker inherits the patches: a main search that never decides, so the helper
+    # would be due at its first turn.
+    monkeypatch.setattr(solver, "_HELPER_AFTER", 0.0)
+    monkeypatch.setattr(solver, "_PHASES_RELAXED", ((solver._DFS, 1.0),))
+    monkeypatch.setattr(solver._Solver, "dfs", _undecided)
     with multiprocessing.get_context("fork").Pool(1) as pool:
-        assert pool.apply(_solve_in_a_pool_worker, ("KL1-D3N-AAAAAAD",)) == "solved"
+        assert pool.apply(_solve_in_a_pool_worker, ("KL1-D3N-AAAAAAD",)) == "unknown"
 
 
 # -- command line -----------------------------------------------------------------------------
