@@ -7,8 +7,15 @@ from typing import Any
 
 from django.core.cache import cache
 from rest_framework.authentication import TokenAuthentication
+from rest_framework.authtoken.models import Token
+
+from config.memo import ProcessMemo
 
 TOKEN_CACHE_SECONDS = 300
+# Tokens this process has seen lately, for ProcessTokenAuthentication.
+_process_tokens: ProcessMemo[str, tuple[Any, Token]] = ProcessMemo(
+    max_entries=10_000, ttl_s=TOKEN_CACHE_SECONDS
+)
 
 
 def token_cache_key(key: str) -> str:
@@ -31,3 +38,27 @@ class CachedTokenAuthentication(TokenAuthentication):
         user, token = super().authenticate_credentials(key)
         cache.set(cache_key, (user, token), TOKEN_CACHE_SECONDS)
         return user, token
+
+
+class ProcessTokenAuthentication(CachedTokenAuthentication):
+    """`CachedTokenAuthentication` with a first layer in this process's memory: no round trip.
+
+    Only for a view whose service checks the token again in the very statements that read and
+    write its rows (the move endpoint: `games.services.game_action_apply`), so that a token
+    revoked or an account deactivated since it was kept here is refused all the same. Other
+    processes cannot tell this one that a token was revoked; the database can.
+    """
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
+        memo_key = token_cache_key(key)
+        kept = _process_tokens.get(memo_key)
+        if kept is not None:
+            return kept
+        user, token = super().authenticate_credentials(key)
+        _process_tokens.put(memo_key, (user, token))
+        return user, token
+
+
+def forget_process_token(key: str) -> None:
+    """Drop a token from this process's memory (the database refused it)."""
+    _process_tokens.discard(token_cache_key(key))

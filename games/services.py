@@ -17,12 +17,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Field
 from django.utils import timezone
 
+from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import AuthenticationFailed
+
+from accounts.authentication import forget_process_token
 from accounts.models import User
 from config.api import ApplicationError, ConflictError
+from config.memo import ProcessMemo
 from games import engine
 from games.daily import clock
 from games.daily import services as daily_services
@@ -70,14 +75,18 @@ def game_code(game: Game) -> engine.DealCode:
 
 
 def game_state(game: Game) -> engine.GameState:
-    """The game's engine state, from its snapshot (without the undo history, see
-    `_state_for`)."""
+    """The game's engine state, from its snapshot (with only the last steps of its undo
+    history, see `_applied`)."""
     return snapshot.loads(bytes(game.snapshot))
 
 
+# Undo steps a game row's snapshot keeps. The whole history is nine tenths of the bytes and
+# of the time to save and load a move; a few steps let most undos go without a replay.
+SNAPSHOT_UNDO_STEPS = 4
+
+
 def _snapshot_dumps(state: engine.GameState) -> bytes:
-    # Without the history: a tenth of the bytes and of the time to save and load a move.
-    return snapshot.dumps(state, history=False)
+    return snapshot.dumps(state, history=SNAPSHOT_UNDO_STEPS)
 
 
 def _log_notations(game: Game) -> list[str]:
@@ -98,23 +107,20 @@ def _replay(game: Game, log: list[str]) -> engine.ReplayResult:
     return engine.replay(game_setup(game), log)
 
 
-def _state_for(game: Game, action: engine.Action) -> engine.GameState:
-    """The state to apply `action` to: the snapshot's, or for an undo that reaches past the
-    history it holds, the state rebuilt from the log, which has the whole history."""
-    state = game_state(game)
-    if isinstance(action, engine.Undo) and not state.history_complete:
-        state = _replay(game, _log_notations(game)).state
-    return state
-
-
 def _applied(game: Game, action: engine.Action) -> tuple[engine.GameState, engine.Applied]:
-    """`action` applied to the game's state: the new state and what the action did.
+    """`action` applied to the game's state: the new state and what the action did. The state
+    is the snapshot's, or for an undo that reaches past the steps the snapshot keeps, the
+    state rebuilt from the log, which has the whole history.
 
     :raises IllegalMoveApiError: the rules refuse the action; the message names the rule.
     """
-    state = _state_for(game, action)
+    state = game_state(game)
     try:
-        return state, state.apply(action)
+        try:
+            return state, state.apply(action)
+        except engine.HistoryNotLoadedError:
+            state = _replay(game, _log_notations(game)).state
+            return state, state.apply(action)
     except engine.IllegalMoveError as exc:
         raise IllegalMoveApiError(str(exc)) from None
 
@@ -124,7 +130,7 @@ def game_create(
 ) -> Game:
     """Create a game at the start of `deal` under `rules`. The caller holds the transaction."""
     state = engine.GameState.new(engine.Deal.from_dict(deal.layout), rules)
-    return Game.objects.create(
+    game = Game.objects.create(
         user=user,
         deal=deal,
         draw=rules.draw,
@@ -135,6 +141,8 @@ def game_create(
         snapshot=_snapshot_dumps(state),
         started_at=timezone.now(),
     )
+    _keep_live(game)
+    return game
 
 
 @transaction.atomic
@@ -195,7 +203,9 @@ def _elapsed_ms(game: Game, now: datetime) -> int:
 # statements are the ones the ORM would send (or, for the commit of a move, one statement in
 # place of a transaction of two), written from the models' metadata (a new field is picked
 # up), and the rows become model instances through Django's own converters and
-# `Model.from_db`. A move in play costs two round trips to PostgreSQL: the read, the commit.
+# `Model.from_db`. A move in play costs one round trip to PostgreSQL, the commit: the game's
+# row is kept in this process's memory as of its last committed action (`_live_games`), and
+# read from the database only when that copy is missing or not the one the caller has seen.
 
 _DEAL_FIELDS = ("id", "scheme", "number")  # the layout is needed only when the game ends
 _DAILY_FIELDS = ("id", "date", "finalized_at")  # what a move needs of a daily board
@@ -204,23 +214,45 @@ _DAILY_FIELDS = ("id", "date", "finalized_at")  # what a move needs of a daily b
 @dataclass(frozen=True)
 class _GameQuery:
     sql: str
-    fields: tuple[Field[Any, Any], ...]  # Game's concrete fields, _DEAL_FIELDS[1:], _DAILY_...
-    converters: tuple[tuple[Any, ...], ...]  # per column: Django's from-database converters
+    converters: tuple[tuple[Any, ...], ...]  # per column of `_row_fields`: Django's converters
 
 
 @functools.cache
-def _game_query(*, for_user: bool, lock: bool) -> _GameQuery:
+def _row_fields() -> tuple[Field[Any, Any], ...]:
+    """What a move reads of a game: its concrete fields, then _DEAL_FIELDS[1:] of its deal
+    and _DAILY_FIELDS[1:] of its daily board."""
+    return (
+        *Game._meta.concrete_fields,
+        *(Deal._meta.get_field(name) for name in _DEAL_FIELDS[1:]),
+        *(DailyDeal._meta.get_field(name) for name in _DAILY_FIELDS[1:]),
+    )
+
+
+@functools.cache
+def _token_check_sql() -> str:
+    """`EXISTS (...)`: the token given as a parameter is the game owner's, and that account
+    is active. The move statements carry it, so a token kept in a process's memory
+    (`ProcessTokenAuthentication`) is checked by the database all the same."""
+    q = connection.ops.quote_name
+    token, user, game = Token._meta, User._meta, Game._meta
+    t, u = q(token.db_table), q(user.db_table)
+    return (
+        f"EXISTS (SELECT 1 FROM {t} INNER JOIN {u} ON {t}.{q(token.get_field('user').column)}"
+        f" = {u}.{q(user.pk.column)} WHERE {t}.{q(token.pk.column)} = %s"
+        f" AND {u}.{q(user.pk.column)} = {q(game.db_table)}.{q(game.get_field('user').column)}"
+        f" AND {u}.{q(user.get_field('is_active').column)})"
+    )
+
+
+@functools.cache
+def _game_query(*, for_user: bool, lock: bool, token: bool = False) -> _GameQuery:
     """`SELECT game.*, deal.scheme, deal.number, daily.date, ... [FOR UPDATE OF game]` by id
-    (and owner): what `Game.objects[.select_for_update(of=("self",))]
-    .select_related("deal", "daily").only(<game fields>, "deal__scheme", "deal__number",
-    "daily__date", "daily__finalized_at")` sends, built once per process."""
+    (and owner, and with `token` the owner's token): what `Game.objects[.select_for_update(
+    of=("self",))].select_related("deal", "daily").only(<game fields>, "deal__scheme",
+    "deal__number", "daily__date", "daily__finalized_at")` sends, built once per process."""
     q = connection.ops.quote_name
     game, deal, daily = Game._meta, Deal._meta, DailyDeal._meta
-    fields = (
-        *game.concrete_fields,
-        *(deal.get_field(name) for name in _DEAL_FIELDS[1:]),
-        *(daily.get_field(name) for name in _DAILY_FIELDS[1:]),
-    )
+    fields = _row_fields()
     columns = ", ".join(f"{q(f.model._meta.db_table)}.{q(f.column)}" for f in fields)
 
     def join(kind: str, fk: str, target: Any) -> str:
@@ -237,6 +269,8 @@ def _game_query(*, for_user: bool, lock: bool) -> _GameQuery:
     )
     if for_user:
         sql += f" AND {q(game.db_table)}.{q(game.get_field('user').column)} = %s"
+    if token:
+        sql += " AND " + _token_check_sql()
     if lock and connection.features.has_select_for_update:  # SQLite locks the whole database
         of = (q(game.db_table),) if connection.features.has_select_for_update_of else ()
         sql += " " + connection.ops.for_update_sql(of=of)
@@ -246,7 +280,7 @@ def _game_query(*, for_user: bool, lock: bool) -> _GameQuery:
         converters.append(
             (col, *connection.ops.get_db_converters(col), *col.get_db_converters(connection))
         )
-    return _GameQuery(sql, fields, tuple(converters))
+    return _GameQuery(sql, tuple(converters))
 
 
 @contextlib.contextmanager
@@ -254,30 +288,41 @@ def _hot_cursor() -> Iterator[Any]:
     """A cursor for a move's statements. On PostgreSQL it binds parameters on the server, so
     each statement is parsed and planned once per connection (prepared, see the database
     OPTIONS in config/settings.py): a third of the database's CPU per move, and half of the
-    driver's. Elsewhere, Django's usual cursor."""
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
+    driver's. It is made once per connection and kept on it. Elsewhere, Django's usual
+    cursor."""
+    db = connections[DEFAULT_DB_ALIAS]  # once: each `connection.x` looks the thread's up
+    if db.vendor != "postgresql":
+        with db.cursor() as cursor:
             yield cursor
         return
     from django.db.backends.postgresql.base import ServerBindingCursor
 
-    connection.ensure_connection()
-    connection.validate_thread_sharing()
-    raw = ServerBindingCursor(connection.connection)
+    db.ensure_connection()
+    db.validate_thread_sharing()
     # Django's wrapper, as `connection.cursor()` gives: errors become django.db errors, and
     # the statements are recorded where queries are (DEBUG, tests).
-    wrap = connection.make_debug_cursor if connection.queries_logged else connection.make_cursor
-    with wrap(raw) as cursor:
-        yield cursor
+    if db.queries_logged:
+        with db.make_debug_cursor(ServerBindingCursor(db.connection)) as cursor:
+            yield cursor
+        return
+    kept = getattr(db, "_klondike_hot_cursor", None)
+    if kept is None or kept[0] is not db.connection:  # none yet, or a new connection since
+        kept = (db.connection, db.make_cursor(ServerBindingCursor(db.connection)))
+        db._klondike_hot_cursor = kept  # type: ignore[attr-defined]
+    yield kept[1]
 
 
-def _game_read(*, game_id: int, user: User | None = None, lock: bool = False) -> Game | None:
+def _game_read(
+    *, game_id: int, user: User | None = None, lock: bool = False, token: str | None = None
+) -> Game | None:
     """The game with its deal (the layout is loaded on first use) and a daily game's board
     (its date; the rest is loaded on first use); with `lock`, its row is locked until the
-    transaction ends."""
-    query = _game_query(for_user=user is not None, lock=lock)
+    transaction ends. With `token`, only if that token is the owner's (see _token_check_sql).
+    """
+    query = _game_query(for_user=user is not None, lock=lock, token=token is not None)
+    params: list[object] = [game_id] if user is None else [game_id, user.pk]
     with _hot_cursor() as cursor:
-        cursor.execute(query.sql, [game_id] if user is None else [game_id, user.pk])
+        cursor.execute(query.sql, params if token is None else [*params, token])
         row = cursor.fetchone()
     if row is None:
         return None
@@ -286,15 +331,55 @@ def _game_read(*, game_id: int, user: User | None = None, lock: bool = False) ->
         for convert in converters:
             value = convert(value, col, connection)
         values.append(value)
+    return _game_from_row(tuple(values))
+
+
+def _game_from_row(values: tuple[Any, ...]) -> Game:
+    """The game (with its deal and daily board) from its values in `_row_fields` order."""
     n = len(Game._meta.concrete_fields)
     d = n + len(_DEAL_FIELDS) - 1
-    game = Game.from_db(connection.alias, [f.attname for f in query.fields[:n]], values[:n])
-    game.deal = Deal.from_db(connection.alias, list(_DEAL_FIELDS), [game.deal_id, *values[n:d]])
+    game = Game.from_db(DEFAULT_DB_ALIAS, [f.attname for f in _row_fields()[:n]], values[:n])
+    game.deal = Deal.from_db(DEFAULT_DB_ALIAS, list(_DEAL_FIELDS), [game.deal_id, *values[n:d]])
     if game.daily_id is not None:
         game.daily = DailyDeal.from_db(
-            connection.alias, list(_DAILY_FIELDS), [game.daily_id, *values[d:]]
+            DEFAULT_DB_ALIAS, list(_DAILY_FIELDS), [game.daily_id, *values[d:]]
         )
     return game
+
+
+def _game_row(game: Game) -> tuple[Any, ...]:
+    """The values `_game_from_row` takes, from a game with its deal and daily board."""
+    daily = game.daily
+    return (
+        *(getattr(game, f.attname) for f in Game._meta.concrete_fields),
+        *(getattr(game.deal, name) for name in _DEAL_FIELDS[1:]),
+        *(getattr(daily, name) if daily is not None else None for name in _DAILY_FIELDS[1:]),
+    )
+
+
+# Games in play by id, as of the last action this process committed (a row in `_row_fields`
+# order). A game's row at a given `seq` never changes while it is in play: its actions only
+# append, and each one moves `seq` on. So a kept row is either the one the database holds,
+# or older; a move checks that its `seq` is the caller's, and its commit happens only if the
+# database's `seq` and status still match (`_move_commit`). Gunicorn keeps a client's
+# connection on one worker, so its next move finds the row here. Rows are kept only once
+# committed (`on_commit`), never from a transaction that may still roll back.
+LIVE_GAMES_PER_PROCESS = 10_000  # ~1.5 KB each
+_live_games: ProcessMemo[int, tuple[Any, ...]] = ProcessMemo(max_entries=LIVE_GAMES_PER_PROCESS)
+
+
+def _keep_live(game: Game) -> None:
+    """Keep the game's row in this process's memory once the transaction commits."""
+    transaction.on_commit(functools.partial(_live_games.put, game.pk, _game_row(game)))
+
+
+def _live_game(*, game_id: int, user: User, seq: int) -> Game | None:
+    """The caller's game from this process's memory, if kept there at the caller's `seq`."""
+    row = _live_games.get(game_id)
+    if row is None:
+        return None
+    game = _game_from_row(row)
+    return game if game.user_id == user.pk and game.seq == seq else None
 
 
 _LOG_COLUMNS = ("game", "seq", "notation", "score_after", "at_ms")
@@ -323,16 +408,20 @@ def _log_append(game: Game, entries: Sequence[_Entry], after_seq: int, at_ms: in
 
 
 def _game_update_sql(
-    fields: Sequence[str], *, where_seq: bool
+    fields: Sequence[str], *, in_play_at_seq: bool = False, token: bool = False
 ) -> tuple[str, list[Field[Any, Any]]]:
-    """`UPDATE game SET <fields> WHERE id = %s [AND seq = %s]` and the fields it sets."""
+    """`UPDATE game SET <fields> WHERE id = %s [AND seq = %s AND status = 'playing'] [AND
+    <the token is the owner's>]` and the fields it sets."""
     q = connection.ops.quote_name
     meta = Game._meta
     targets = [meta.get_field(name) for name in fields]
     assignments = ", ".join(f"{q(f.column)} = %s" for f in targets)
     sql = f"UPDATE {q(meta.db_table)} SET {assignments} WHERE {q(meta.pk.column)} = %s"
-    if where_seq:
+    if in_play_at_seq:
         sql += f" AND {q(meta.get_field('seq').column)} = %s"
+        sql += f" AND {q(meta.get_field('status').column)} = '{Game.Status.PLAYING}'"
+    if token:
+        sql += " AND " + _token_check_sql()
     return sql, targets
 
 
@@ -343,7 +432,7 @@ def _game_update_params(game: Game, targets: Sequence[Field[Any, Any]]) -> list[
 
 def _game_update(game: Game, fields: Sequence[str]) -> None:
     """UPDATE the game's row with these fields (what `game.save(update_fields=...)` sends)."""
-    sql, targets = _game_update_sql(fields, where_seq=False)
+    sql, targets = _game_update_sql(fields)
     with connection.cursor() as cursor:
         cursor.execute(sql, _game_update_params(game, targets))
 
@@ -362,11 +451,12 @@ _IN_PLAY_FIELDS = (
 
 
 @functools.cache
-def _move_commit_sql(rows: int) -> tuple[str, list[Field[Any, Any]]]:
-    """PostgreSQL: one statement that updates the game if its `seq` is still the one read,
-    and only then appends the log rows (`rows` of them); it inserts nothing otherwise."""
+def _move_commit_sql(rows: int, *, token: bool) -> str:
+    """PostgreSQL: one statement that updates the game if it is still in play at the `seq`
+    read (and `token` is its owner's), and only then appends the log rows (`rows` of them);
+    it inserts nothing otherwise."""
     q = connection.ops.quote_name
-    update, targets = _game_update_sql(_IN_PLAY_FIELDS, where_seq=True)
+    update, _ = _game_update_sql(_IN_PLAY_FIELDS, in_play_at_seq=True, token=token)
     action = Action._meta
     fields = [action.get_field(name) for name in _LOG_COLUMNS]
     columns = ", ".join(q(f.column) for f in fields)
@@ -378,23 +468,29 @@ def _move_commit_sql(rows: int) -> tuple[str, list[Field[Any, Any]]]:
         f"INSERT INTO {q(action.db_table)} ({columns}) "
         f"SELECT {names} FROM updated, (VALUES {', '.join([row] * rows)}) AS v({names})"
     )
-    return sql, targets
+    return sql
 
 
-def _move_commit(game: Game, entries: Sequence[_Entry], *, read_seq: int, at_ms: int) -> bool:
+def _move_commit(
+    game: Game, entries: Sequence[_Entry], *, read_seq: int, at_ms: int, token: str | None
+) -> bool:
     """Append the log rows of one action and save the game's figures, atomically, if the
-    game's `seq` is still `read_seq`; False (nothing written) when another action came first.
+    game is still in play at `read_seq` (and `token`, if given, is still its owner's); False
+    (nothing written) otherwise, as when another action came first.
 
     `game` holds the new figures (`_record`)."""
+    # The in-play fields are ints, text and bytes, which both drivers bind as they are.
+    update = [*(getattr(game, name) for name in _IN_PLAY_FIELDS), game.pk]
+    checks: list[object] = [read_seq] if token is None else [read_seq, token]
     if connection.vendor == "postgresql":  # one round trip, no transaction to open and close
-        sql, targets = _move_commit_sql(len(entries))
+        sql = _move_commit_sql(len(entries), token=token is not None)
         log_params = _log_rows(game, entries, read_seq, at_ms)
         with _hot_cursor() as cursor:
-            cursor.execute(sql, [*_game_update_params(game, targets), read_seq, *log_params])
+            cursor.execute(sql, [*update, *checks, *log_params])
             return cursor.rowcount == len(entries)
-    sql, targets = _game_update_sql(_IN_PLAY_FIELDS, where_seq=True)
+    sql, _ = _game_update_sql(_IN_PLAY_FIELDS, in_play_at_seq=True, token=token is not None)
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(sql, [*_game_update_params(game, targets), read_seq])
+        cursor.execute(sql, [*update, *checks])
         if cursor.rowcount != 1:
             return False
         _log_append(game, entries, read_seq, at_ms)
@@ -413,9 +509,23 @@ def _record(game: Game, state: engine.GameState, logged: int) -> None:
     game.snapshot = _snapshot_dumps(state)
 
 
-def _check_playable(game: Game | None, seq: int, now: datetime) -> Game:
+def _check_token(token: str | None) -> None:
+    """Refuse a token the database no longer knows (revoked, or its account deactivated)
+    that this process still kept.
+
+    :raises AuthenticationFailed: the token is not an active account's.
+    """
+    if token is not None and not Token.objects.filter(key=token, user__is_active=True).exists():
+        forget_process_token(token)
+        raise AuthenticationFailed("Invalid token.")
+
+
+def _check_playable(
+    game: Game | None, seq: int, now: datetime, token: str | None = None
+) -> Game:
     """The game, if `seq` may be applied to it now."""
     if game is None:
+        _check_token(token)
         raise GameNotFoundError("No such game.")
     if seq != game.seq:
         raise SeqMismatchError(
@@ -433,7 +543,7 @@ def _check_playable(game: Game | None, seq: int, now: datetime) -> Game:
 
 
 def game_action_apply(
-    *, game_id: int, user: User, seq: int, action: engine.Action
+    *, game_id: int, user: User, seq: int, action: engine.Action, token: str | None = None
 ) -> tuple[Game, engine.GameState]:
     """Apply one player action to the caller's game and append it to the log.
 
@@ -444,31 +554,45 @@ def game_action_apply(
     instead (`_apply_and_log`), where the end is checked by a full replay. Returns the game
     and its new engine state.
 
+    The game is read from this process's memory when it holds the game at `seq`, else from
+    the database. `token` is the API token the caller authenticated with, if any: every
+    statement then checks it is still the owner's (see `ProcessTokenAuthentication`).
+
+    :raises AuthenticationFailed: `token` was revoked, or its account deactivated.
     :raises GameNotFoundError: no such game of this user.
     :raises SeqMismatchError: `seq` is not the log's length (stale or repeated request).
     :raises GameOverError: the game is won or resigned, or its daily board has closed.
     :raises IllegalMoveApiError: the rules refuse the action; the message names the rule.
     """
     now = timezone.now()
-    game = _check_playable(_game_read(game_id=game_id, user=user), seq, now)
+    game = _live_game(game_id=game_id, user=user, seq=seq) or _game_read(
+        game_id=game_id, user=user, token=token
+    )
+    game = _check_playable(game, seq, now, token)
     state, applied = _applied(game, action)
     if state.is_over:
-        return _game_action_apply_locked(game_id=game_id, user=user, seq=seq, action=action)
+        return _game_action_apply_locked(
+            game_id=game_id, user=user, seq=seq, action=action, token=token
+        )
     entries = _entries(applied)
     _record(game, state, len(entries))
-    if not _move_commit(game, entries, read_seq=seq, at_ms=_elapsed_ms(game, now)):
-        _check_playable(_game_read(game_id=game_id, user=user), seq, now)  # says why
+    if not _move_commit(game, entries, read_seq=seq, at_ms=_elapsed_ms(game, now), token=token):
+        _live_games.discard(game_id)
+        # Says why: the token, the game's end or its closed board; else another action won.
+        _check_playable(_game_read(game_id=game_id, user=user, token=token), seq, now, token)
         raise SeqMismatchError("Another action was applied first: reload the game.")
+    _keep_live(game)
     return game, state
 
 
 @transaction.atomic
 def _game_action_apply_locked(
-    *, game_id: int, user: User, seq: int, action: engine.Action
+    *, game_id: int, user: User, seq: int, action: engine.Action, token: str | None
 ) -> tuple[Game, engine.GameState]:
     """`game_action_apply` with the game's row locked for the whole transaction."""
     now = timezone.now()
-    game = _check_playable(_game_read(game_id=game_id, user=user, lock=True), seq, now)
+    game = _game_read(game_id=game_id, user=user, lock=True, token=token)
+    game = _check_playable(game, seq, now, token)
     return game, _apply_and_log(game, action, now)
 
 
@@ -491,6 +615,7 @@ def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.G
     _log_append(game, entries, game.seq, at_ms)
     _record(game, state, len(entries))
     if state.is_over:
+        _live_games.discard(game.pk)
         game.finished_at = now
         game.elapsed_ms = at_ms
         log = _log_notations(game)

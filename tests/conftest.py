@@ -59,12 +59,17 @@ def _plain_static_storage(settings: Any) -> None:
 
 @pytest.fixture(autouse=True)
 def _clear_cache() -> Iterator[None]:
-    """Throttle counters and cached tokens must not leak from one test into the next."""
+    """Throttle counters, cached tokens and games kept in memory must not leak from one test
+    into the next."""
     from django.core.cache import cache
 
+    from config import memo
+
     cache.clear()
+    memo.clear_all()
     yield
     cache.clear()
+    memo.clear_all()
 
 
 @pytest.fixture

@@ -41,7 +41,7 @@ from .notation import format_action, format_actions, parse_action, parse_actions
 from .replay import Outcome, ReplayResult, replay
 from .rules import PRESETS, Rules, format_score
 from .scoring import leaderboard_score
-from .state import UNDO_LIMIT, Applied, GameState, RawPosition
+from .state import UNDO_LIMIT, Applied, GameState, HistoryNotLoadedError, RawPosition
 from .views import from_full_view, full_view, public_view
 
 __all__ = [
@@ -68,6 +68,7 @@ __all__ = [
     "DoubleTap",
     "Draw",
     "GameState",
+    "HistoryNotLoadedError",
     "IllegalMoveError",
     "Move",
     "NotationError",

@@ -1,9 +1,10 @@
 """A compact binary snapshot of a whole game state, with or without its undo history.
 
 The server keeps one in each game row, so that an action is applied to the stored state
-without replaying the whole log. It saves it without the history: the history is most of the
-size (about 7 KB of 7.5 at 100 steps) and of the time to save and load, while only an undo
-needs it, and the log rebuilds it (the state then knows how many steps it lacks, see
+without replaying the whole log. It saves it with only the last few steps of the history:
+the whole history is most of the size (about 7 KB of 7.5 at 100 steps) and of the time to
+save and load, while only an undo needs it, mostly one or two steps back, and the log
+rebuilds the rest (the state knows how many steps it lacks, see
 `GameState.history_complete`). The format is pickle restricted to plain data (tuples, ints,
 strings, dicts): the loader refuses every global, so a snapshot can never run code. Piles are
 shared tuples, and pickle's memo stores a pile shared by many undo steps once.
@@ -48,9 +49,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def dumps(state: GameState, *, history: bool = True) -> bytes:
-    """The state as bytes for :func:`loads`; without the undo history when ``history`` is
-    False (the loaded state then counts the missing steps, and can still tell `can_undo`).
+def dumps(state: GameState, *, history: bool | int = True) -> bytes:
+    """The state as bytes for :func:`loads`, with its whole undo history (``history`` True),
+    none of it (False), or its last ``history`` steps. The loaded state counts the steps left
+    out, and can still tell `can_undo`.
 
     >>> from .state import GameState
     >>> isinstance(dumps(GameState.from_code("KL1-D3V-AAAAAAA")), bytes)
@@ -59,9 +61,11 @@ def dumps(state: GameState, *, history: bool = True) -> bytes:
     fields = {
         name: _plain(getattr(state, name)) for name in GameState.__slots__ if name not in _SKIPPED
     }
-    if not history:
-        fields["_unloaded"] = state._unloaded + len(state._history)
-        fields["_history"] = ()
+    steps = len(state._history)
+    kept = steps if history is True else min(steps, max(0, int(history)))
+    if kept < steps:
+        fields["_unloaded"] = state._unloaded + steps - kept
+        fields["_history"] = fields["_history"][steps - kept :]
     return pickle.dumps((_VERSION, state.rules.to_dict(), fields), protocol=pickle.HIGHEST_PROTOCOL)
 
 

@@ -155,9 +155,10 @@ def test_a_move_in_play_costs_two_round_trips_on_postgresql(start, act, sql_sent
         assert [s.split()[0] for s in sql] == ["SELECT", "UPDATE", "INSERT"], sql
 
 
-def test_undo_reaches_back_100_actions_though_the_row_keeps_no_history(start, act):
-    """The game row's snapshot leaves the undo history out (games.services); an undo rebuilds
-    it from the log, so undos agree with a game that kept its whole history in memory."""
+def test_undo_reaches_back_100_actions_though_the_row_keeps_4_steps(start, act):
+    """The game row's snapshot keeps only the last steps of the undo history
+    (games.services); an undo past them rebuilds it from the log, so undos agree with a game
+    that kept its whole history in memory."""
     from games.engine import UNDO, GameState, action_to_dict, public_view
 
     local = GameState.from_code(CODE)
@@ -188,15 +189,15 @@ def test_an_action_that_lost_the_race_writes_nothing(start, act, monkeypatch):
     from games import services
 
     game = start()
-    read = services._state_for
+    read = services.game_state
 
-    def read_then_race(game_row, action):
-        state = read(game_row, action)
-        monkeypatch.setattr(services, "_state_for", read)  # the rival runs normally
+    def read_then_race(game_row):
+        state = read(game_row)
+        monkeypatch.setattr(services, "game_state", read)  # the rival runs normally
         assert act(game, action="draw").status_code == 200  # lands first
         return state
 
-    monkeypatch.setattr(services, "_state_for", read_then_race)
+    monkeypatch.setattr(services, "game_state", read_then_race)
     lost = act(game, action="move", from_="t1", to="f")
     assert lost.status_code == 409, lost.content
     assert lost.json()["error"]["code"] == "seq_mismatch"
