@@ -10,9 +10,9 @@ import logging
 import threading
 from typing import Any
 
+import orjson
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, HttpRequest, JsonResponse
-import orjson
 from rest_framework import exceptions, parsers, renderers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination

@@ -129,7 +129,8 @@ class Action(models.Model):
     The database refuses UPDATE and DELETE on this table (triggers, see the migrations).
     """
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="actions")
+    # No index of its own: the unique (game, seq) index serves look-ups by game (migration 0008).
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="actions", db_index=False)
     seq = models.PositiveIntegerField()
     notation = models.CharField(max_length=32)
     score_after = models.IntegerField(null=True)

@@ -20,7 +20,6 @@ from typing import Any
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Field
 from django.utils import timezone
-
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 
@@ -520,9 +519,7 @@ def _check_token(token: str | None) -> None:
         raise AuthenticationFailed("Invalid token.")
 
 
-def _check_playable(
-    game: Game | None, seq: int, now: datetime, token: str | None = None
-) -> Game:
+def _check_playable(game: Game | None, seq: int, now: datetime, token: str | None = None) -> Game:
     """The game, if `seq` may be applied to it now."""
     if game is None:
         _check_token(token)

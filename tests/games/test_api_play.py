@@ -140,7 +140,9 @@ def test_a_bad_kept_hint_line_means_a_fresh_search(start, auth_client, entry):
     assert hint.json()["move"]["action"] != "undo"
 
 
-def test_a_move_in_play_costs_two_round_trips_on_postgresql(start, act, sql_sent):
+def test_a_move_on_a_game_not_kept_in_memory_costs_two_round_trips(start, act, sql_sent):
+    """A game is kept in memory only once committed, which this test's transaction never is:
+    each move reads the game (test_live_games has the one-statement move)."""
     from django.db import connection
 
     game = start()
@@ -205,3 +207,16 @@ def test_an_action_that_lost_the_race_writes_nothing(start, act, monkeypatch):
     stored = Game.objects.get(pk=game["id"])
     assert stored.seq == 1 and stored.foundations == 0
     assert [a.notation for a in Action.objects.filter(game_id=game["id"])] == ["draw"]
+
+
+def test_a_move_to_a_client_that_takes_no_json_is_refused(start, auth_client):
+    game = start()
+    url = f"/api/v1/games/{game['id']}/actions"
+    refused = auth_client.post(
+        url, {"seq": 0, "action": "draw"}, format="json", HTTP_ACCEPT="text/html"
+    )
+    assert refused.status_code == 406
+    indented = auth_client.post(
+        url, {"seq": 0, "action": "draw"}, format="json", HTTP_ACCEPT="application/json; indent=2"
+    )
+    assert indented.status_code == 200 and indented.content.startswith(b'{\n  "id"')

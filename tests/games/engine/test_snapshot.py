@@ -106,6 +106,30 @@ def test_lean_snapshots_count_undo_steps_like_the_whole_history(seed: int) -> No
         assert h._unloaded + len(h._history) == len(g._history) <= UNDO_LIMIT
 
 
+@pytest.mark.parametrize(("seed", "kept"), [(s, k) for s in range(3) for k in (1, 4, 9)])
+def test_a_snapshot_with_its_last_steps_undoes_them_like_the_original(seed: int, kept: int) -> None:
+    """`dumps(state, history=n)` keeps the newest n steps: they undo exactly as the whole
+    history does, and the next undo asks for the rest (HistoryNotLoadedError)."""
+    g = _played("KL1-D3N-AAAAAAG", 120, seed=seed)
+    steps = len(g._history)
+    assert steps > kept
+    h = loads(dumps(g, history=kept))
+    assert h._unloaded + len(h._history) == steps and len(h._history) == kept
+    assert len(dumps(g, history=False)) < len(dumps(g, history=kept)) < len(dumps(g))
+    for _ in range(kept):
+        assert h.can_undo and h.undo() == g.undo()
+        assert h.position_key() == g.position_key()
+    assert h.can_undo
+    with pytest.raises(HistoryNotLoadedError):
+        h.undo()
+
+
+def test_a_snapshot_keeps_no_more_steps_than_the_state_has() -> None:
+    g = _played("KL1-D1N-AAAAAAG", 3, seed=1)
+    h = loads(dumps(g, history=50))
+    assert h.history_complete and len(h._history) == len(g._history)
+
+
 def test_reads_version_1_snapshots_with_their_whole_history() -> None:
     g = _played("KL1-D1N-AAAAAAG", 60, seed=2)
     _, rules, fields = pickle.loads(dumps(g))
