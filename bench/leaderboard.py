@@ -65,9 +65,10 @@ MODE = "D1N"
 REQUEST_TIMEOUT_S = 10
 WARMUP_REQUESTS = 50
 REDIS_BATCH = 10_000
-# A seeded game's engine snapshot: the size of a real one (a lean snapshot without the undo
-# history, `games.engine.snapshot.dumps(state, history=False)`: 424 bytes for a new deal), so
-# the games table the ranking scans is as wide as in production.
+# A seeded game's engine snapshot: about the size of a real one, so that the games table the
+# ranking scans is as wide as in production. A game row's snapshot keeps the last 4 undo steps
+# (games.services.SNAPSHOT_UNDO_STEPS): 424 bytes for a new deal, up to ~0.7 KB for a game in
+# play. The figures in docs/benchmarks.md were measured with 424 bytes.
 SNAPSHOT_BYTES = 424
 
 

@@ -1,0 +1,114 @@
+"""What PostgreSQL itself spends on a move: the backend's CPU time per move statement.
+
+How to run (PostgreSQL at 127.0.0.1:5432 as `postgres` with trust auth, Redis at
+127.0.0.1:6379)::
+
+    .venv/bin/python bench/move_sql.py            # --statements 4000
+
+It drops and re-creates the database `klondike_bench_sql`, migrates it, starts one game
+through the service, then sends statements on one prepared-statement connection, each in
+autocommit as the service sends it, and reads the backend process's CPU time from /proc:
+`SELECT 1` (a round trip and nothing else), the move's commit exactly as
+`games.services._move_commit` sends it (the game's UPDATE, the token check and the log's INSERT
+in one statement), and the UPDATE alone. The last two run again with `synchronous_commit = off`
+in that session, only to show what waiting for the write-ahead log's flush costs: the service
+never turns it off, because an acknowledged move must survive a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.api import PG, django_run, reset_database, reset_redis, server_env  # noqa: E402
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--statements", type=int, default=4000, help="per measurement")
+    parser.add_argument("--db", default="klondike_bench_sql", help="dropped and re-created")
+    parser.add_argument("--redis-db", type=int, default=14, help="Redis db number, flushed")
+    args = parser.parse_args()
+    if not 100 <= args.statements <= 100_000:
+        parser.error("statements 100..100000")
+    settings = dict(secret_key="bench-move-sql", port=0, workers=1, threads=1)
+    env = server_env(argparse.Namespace(db=args.db, redis_db=args.redis_db, **settings))
+    reset_database(args.db)
+    reset_redis(args.redis_db)
+    django_run(env, "manage.py", "migrate", "--noinput")
+    os.environ.update(env)
+
+    import django
+
+    django.setup()
+    import psycopg
+    from rest_framework.authtoken.models import Token
+
+    from accounts.models import User
+    from games import services
+
+    user = User.objects.create(username="bench", password="!unusable")
+    token = Token.objects.create(user=user).key
+    game = services.game_start(user=user, code="KL1-D1N-AAAAAAG")
+    snapshot = bytes(game.snapshot)
+    conn = psycopg.connect(**PG, dbname=args.db, autocommit=True, prepare_threshold=0)
+    backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]  # type: ignore[index]
+
+    def backend_cpu() -> float:
+        fields = Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK
+
+    seq = [game.seq]
+
+    def in_play(next_seq: int) -> list[object]:
+        """The in-play fields' values, as `_move_commit` binds them, and the game's id."""
+        return [next_seq, 0, 0, 0, 0, 0, "playing", snapshot, game.pk]
+
+    def commit_params() -> list[object]:
+        s = seq[0]
+        seq[0] += 1
+        return [*in_play(s + 1), s, token, game.pk, s + 1, "draw", 0, 1000]
+
+    def update_params() -> list[object]:
+        s = seq[0]
+        seq[0] += 1
+        return [*in_play(s + 1), s]
+
+    commit_sql = services._move_commit_sql(1, token=True)
+    update_sql, _ = services._game_update_sql(services._IN_PLAY_FIELDS, in_play_at_seq=True)
+    figures: dict[str, float] = {}
+
+    def measure(name: str, sql: str, params: Callable[[], list[object] | None]) -> None:
+        conn.execute(sql, params())  # prepares it
+        cpu0, t0 = backend_cpu(), time.monotonic()
+        for _ in range(args.statements):
+            conn.execute(sql, params())
+        per_us = (backend_cpu() - cpu0) / args.statements * 1e6
+        wall_us = (time.monotonic() - t0) / args.statements * 1e6
+        figures[name] = round(per_us)
+        print(f"{name:55s} backend CPU {per_us:5.0f} us, wall {wall_us:5.0f} us per statement")
+
+    print(f"{args.statements} statements per line, one connection, autocommit, prepared")
+    measure("SELECT 1", "SELECT 1", lambda: None)
+    measure("move commit (UPDATE + token check + INSERT)", commit_sql, commit_params)
+    measure("game UPDATE alone", update_sql, update_params)
+    conn.execute("SET synchronous_commit = off")
+    measure("move commit, synchronous_commit off (comparison)", commit_sql, commit_params)
+    measure("game UPDATE alone, synchronous_commit off (comparison)", update_sql, update_params)
+    print(json.dumps(figures))
+    conn.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
