@@ -73,6 +73,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from http.client import HTTPConnection
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -140,6 +141,15 @@ def django_run(env: dict[str, str], *argv: str) -> str:
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed:\n{done.stdout}\n{done.stderr}")
     return done.stdout
+
+
+def fresh_stores(env: dict[str, str], db: str, redis_db: int, users: int) -> list[str]:
+    """Drop and re-create the benchmark's database `db` and migrate it, flush its Redis db, and
+    create `users` players with API tokens; returns the tokens."""
+    reset_database(db)
+    reset_redis(redis_db)
+    django_run(env, "manage.py", "migrate", "--noinput")
+    return list(json.loads(django_run(env, str(Path(__file__)), "--make-users", str(users))))
 
 
 def make_users_main(count: int) -> None:
@@ -211,6 +221,27 @@ class Gunicorn:
         self.log.close()
 
 
+@contextlib.contextmanager
+def serving(env: dict[str, str], log_name: str, port: int) -> Iterator[Gunicorn]:
+    """gunicorn started with `env`, answering on `port` and settled; stopped however the block
+    ends. SIGTERM and SIGHUP stop the run as Ctrl-C does (KeyboardInterrupt)."""
+    log_path = ROOT / "var" / log_name
+    log_path.parent.mkdir(exist_ok=True)
+    server = Gunicorn(env, log_path)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.default_int_handler)
+    try:
+        server.wait_ready(port)
+        # Let the worker that answered the health check go idle like the others first: when
+        # the first phase's users connected right after it, they often all landed on that
+        # worker (awake, so first to accept) and stayed there for the phase (2 runs in 6; with
+        # this pause, none in 8).
+        time.sleep(1.0)
+        yield server
+    finally:
+        server.stop()
+
+
 # --- CPU accounting from /proc -------------------------------------------------------------
 
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -220,7 +251,7 @@ PARTS = ("gunicorn", "postgres", "pg_shared", "redis", "clients")
 CPU_SAMPLE_S = 1.0  # how often the processes are re-read within a measured window
 
 
-def _proc_stat(pid: int) -> tuple[int, int, float] | None:
+def proc_stat(pid: int) -> tuple[int, int, float] | None:
     """(process group, start time in ticks, CPU seconds: utime + stime) of a process; None if
     it is gone."""
     try:
@@ -248,7 +279,7 @@ def cpu_snapshot(
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except (OSError, UnicodeDecodeError):
             continue
-        stat = _proc_stat(pid)
+        stat = proc_stat(pid)
         if stat is None:
             continue
         pgid, started, cpu = stat
@@ -295,7 +326,7 @@ class CpuMeter:
     def sample(self) -> None:
         """Re-read the processes known so far (not all of /proc: cheaper)."""
         for key, (part, _) in list(self.last.items()):
-            stat = _proc_stat(key[0])
+            stat = proc_stat(key[0])
             if stat is not None and stat[1] == key[1]:
                 self.last[key] = (part, stat[2])
 
@@ -824,57 +855,45 @@ def main() -> int:
     env = server_env(args)
 
     print(f"set-up: database {args.db}, Redis db {args.redis_db}, {args.users} users", flush=True)
-    reset_database(args.db)
-    reset_redis(args.redis_db)
-    django_run(env, "manage.py", "migrate", "--noinput")
-    tokens = json.loads(django_run(env, str(Path(__file__)), "--make-users", str(args.users)))
-
-    log_path = ROOT / "var" / "bench-api-gunicorn.log"
-    log_path.parent.mkdir(exist_ok=True)
-    server = Gunicorn(env, log_path)
-    # SIGTERM (and SIGHUP) stop the run like Ctrl-C does, so `finally` stops gunicorn.
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.default_int_handler)
+    tokens = fresh_stores(env, args.db, args.redis_db, args.users)
     try:
-        server.wait_ready(args.port)
-        # Let the worker that answered the health check go idle like the others first: when
-        # the first phase's users connected right after it, they often all landed on that
-        # worker (awake, so first to accept) and stayed there for the phase (2 runs in 6; with
-        # this pause, none in 8).
-        time.sleep(1.0)
-        worker_class = "gthread" if args.threads > 1 else "sync"
-        print(
-            f"server: gunicorn config/gunicorn.py on {HOST}:{args.port}, {args.workers} workers"
-            f" x {args.threads} threads ({worker_class}), DEBUG off, DJANGO_HTTPS=0, "
-            f"THROTTLE_MOVES={BENCH_THROTTLE} (raised so the moves throttle never refuses; "
-            f"it still runs), no access log"
-        )
-        print(
-            f"load: {args.users} users in {args.clients} client processes, keep-alive "
-            f"connections, {args.rounds} round{'s' if args.rounds > 1 else ''} of "
-            f"{', '.join(phases)}, each phase "
-            f"{args.warmup:g} s warm-up + {args.duration:g} s measured once every client is "
-            f"ready (moves: {args.games_per_user} games per user planned first); "
-            f"{os.cpu_count()} cores shared by everything",
-            flush=True,
-        )
-        rounds: list[dict[str, Any]] = []
-        for round_no in range(1, args.rounds + 1):
-            prefix = f"round {round_no}: "
-            results: dict[str, Any] = {}
-            for phase in phases:
-                result = run_phase(args, phase, tokens, server.proc.pid, round_no)
-                results[phase] = report_phase(args, prefix, phase, result)
-            if "baseline" in results and "moves" in results:
-                report_ratio(args, prefix, results)
-            rounds.append(results)
-            sys.stdout.flush()
-        report_rounds(rounds)
+        with serving(env, "bench-api-gunicorn.log", args.port) as server:
+            return run(args, phases, tokens, server)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    finally:
-        server.stop()
+
+
+def run(args: argparse.Namespace, phases: list[str], tokens: list[str], server: Gunicorn) -> int:
+    """The phases, round after round, against the running server; then the medians."""
+    worker_class = "gthread" if args.threads > 1 else "sync"
+    print(
+        f"server: gunicorn config/gunicorn.py on {HOST}:{args.port}, {args.workers} workers"
+        f" x {args.threads} threads ({worker_class}), DEBUG off, DJANGO_HTTPS=0, "
+        f"THROTTLE_MOVES={BENCH_THROTTLE} (raised so the moves throttle never refuses; "
+        f"it still runs), no access log"
+    )
+    print(
+        f"load: {args.users} users in {args.clients} client processes, keep-alive "
+        f"connections, {args.rounds} round{'s' if args.rounds > 1 else ''} of "
+        f"{', '.join(phases)}, each phase "
+        f"{args.warmup:g} s warm-up + {args.duration:g} s measured once every client is "
+        f"ready (moves: {args.games_per_user} games per user planned first); "
+        f"{os.cpu_count()} cores shared by everything",
+        flush=True,
+    )
+    rounds: list[dict[str, Any]] = []
+    for round_no in range(1, args.rounds + 1):
+        prefix = f"round {round_no}: "
+        results: dict[str, Any] = {}
+        for phase in phases:
+            result = run_phase(args, phase, tokens, server.proc.pid, round_no)
+            results[phase] = report_phase(args, prefix, phase, result)
+        if "baseline" in results and "moves" in results:
+            report_ratio(args, prefix, results)
+        rounds.append(results)
+        sys.stdout.flush()
+    report_rounds(rounds)
     return 0
 
 

@@ -28,9 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.api import PG, django_run, reset_database, reset_redis, server_env  # noqa: E402
-
-_TICK = os.sysconf("SC_CLK_TCK")
+from bench.api import PG, fresh_stores, proc_stat, server_env  # noqa: E402
 
 
 def main() -> int:
@@ -43,9 +41,7 @@ def main() -> int:
         parser.error("statements 100..100000")
     settings = dict(secret_key="bench-move-sql", port=0, workers=1, threads=1)
     env = server_env(argparse.Namespace(db=args.db, redis_db=args.redis_db, **settings))
-    reset_database(args.db)
-    reset_redis(args.redis_db)
-    django_run(env, "manage.py", "migrate", "--noinput")
+    [token] = fresh_stores(env, args.db, args.redis_db, users=1)
     os.environ.update(env)
 
     import django
@@ -54,19 +50,18 @@ def main() -> int:
     import psycopg
     from rest_framework.authtoken.models import Token
 
-    from accounts.models import User
     from games import services
 
-    user = User.objects.create(username="bench", password="!unusable")
-    token = Token.objects.create(user=user).key
+    user = Token.objects.select_related("user").get(key=token).user
     game = services.game_start(user=user, code="KL1-D1N-AAAAAAG")
     snapshot = bytes(game.snapshot)
     conn = psycopg.connect(**PG, dbname=args.db, autocommit=True, prepare_threshold=0)
     backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]  # type: ignore[index]
 
     def backend_cpu() -> float:
-        fields = Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / _TICK
+        stat = proc_stat(backend)
+        assert stat is not None, "the backend is gone"
+        return stat[2]
 
     seq = [game.seq]
 

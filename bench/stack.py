@@ -21,7 +21,6 @@ import argparse
 import json
 import multiprocessing
 import secrets
-import signal
 import statistics
 import sys
 import threading
@@ -39,11 +38,10 @@ from bench.api import (  # noqa: E402
     CpuMeter,
     Gunicorn,
     OneWriteConnection,
-    django_run,
     free_port,
-    reset_database,
-    reset_redis,
+    fresh_stores,
     server_env,
+    serving,
 )
 
 # (label, method, path): each step adds one part to the one before it (the first is bench/api.py's
@@ -141,48 +139,43 @@ def main() -> int:
     args.port = free_port()
     args.secret_key = secrets.token_urlsafe(50)
     env = server_env(args)
-    reset_database(args.db)
-    reset_redis(args.redis_db)
-    django_run(env, "manage.py", "migrate", "--noinput")
-    tokens = json.loads(django_run(env, "bench/api.py", "--make-users", str(args.users)))
-    log_path = ROOT / "var" / "bench-stack-gunicorn.log"
-    log_path.parent.mkdir(exist_ok=True)
-    server = Gunicorn(env, log_path)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.default_int_handler)
+    tokens = fresh_stores(env, args.db, args.redis_db, args.users)
     try:
-        server.wait_ready(args.port)
-        print(
-            f"gunicorn {args.workers} workers x {args.threads} threads, {args.users} users in "
-            f"2 client processes, {args.rounds} rounds of {len(LADDER)} steps, "
-            f"{args.duration:g} s measured each"
-        )
-        seen: dict[str, list[tuple[float, dict[str, float]]]] = {path: [] for *_, path in LADDER}
-        for n in range(1, args.rounds + 1):
-            for label, method, path in LADDER:
-                rate, per = run_step(args, tokens, method, path, server.proc.pid)
-                seen[path].append((rate, per))
-                print(
-                    f"round {n}: {label:40s} {rate:6.0f} req/s; CPU ms per request: gunicorn "
-                    f"{per['gunicorn']:.2f}, postgres {per['postgres']:.2f}, clients "
-                    f"{per['clients']:.2f}",
-                    flush=True,
-                )
-        print(f"median of {args.rounds} rounds (gunicorn CPU ms per request, and what it adds):")
-        before = None
-        for label, _, path in LADDER:
-            gunicorn = statistics.median(per["gunicorn"] for _, per in seen[path])
-            rate = statistics.median(rate for rate, _ in seen[path])
-            added = "" if before is None else f" ({gunicorn - before:+.2f})"
-            print(f"  {label:40s} {rate:6.0f} req/s, gunicorn {gunicorn:.2f}{added}")
-            # The DRF step adds to the body step, not to the round trip before it.
-            before = gunicorn if not path.endswith("/select") else before
+        with serving(env, "bench-stack-gunicorn.log", args.port) as server:
+            ladder(args, tokens, server)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    finally:
-        server.stop()
     return 0
+
+
+def ladder(args: argparse.Namespace, tokens: list[str], server: Gunicorn) -> None:
+    """Every step of the ladder, `args.rounds` times; then each step's medians."""
+    print(
+        f"gunicorn {args.workers} workers x {args.threads} threads, {args.users} users in "
+        f"2 client processes, {args.rounds} rounds of {len(LADDER)} steps, "
+        f"{args.duration:g} s measured each"
+    )
+    seen: dict[str, list[tuple[float, dict[str, float]]]] = {path: [] for *_, path in LADDER}
+    for n in range(1, args.rounds + 1):
+        for label, method, path in LADDER:
+            rate, per = run_step(args, tokens, method, path, server.proc.pid)
+            seen[path].append((rate, per))
+            print(
+                f"round {n}: {label:40s} {rate:6.0f} req/s; CPU ms per request: gunicorn "
+                f"{per['gunicorn']:.2f}, postgres {per['postgres']:.2f}, clients "
+                f"{per['clients']:.2f}",
+                flush=True,
+            )
+    print(f"median of {args.rounds} rounds (gunicorn CPU ms per request, and what it adds):")
+    before = None
+    for label, _, path in LADDER:
+        gunicorn = statistics.median(per["gunicorn"] for _, per in seen[path])
+        rate = statistics.median(rate for rate, _ in seen[path])
+        added = "" if before is None else f" ({gunicorn - before:+.2f})"
+        print(f"  {label:40s} {rate:6.0f} req/s, gunicorn {gunicorn:.2f}{added}")
+        # The DRF step adds to the body step, not to the round trip before it.
+        before = gunicorn if not path.endswith("/select") else before
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.api import User, django_run, reset_database, reset_redis, server_env  # noqa: E402
+from bench.api import User, fresh_stores, server_env  # noqa: E402
 
 GAME_LENGTH = 200
 
@@ -108,10 +108,7 @@ def main() -> int:
         parser.error("requests 100..100000, rounds 1..20")
     settings = dict(secret_key="bench-wsgi-calls", port=0, workers=1, threads=1)
     env = server_env(argparse.Namespace(db=args.db, redis_db=args.redis_db, **settings))
-    reset_database(args.db)
-    reset_redis(args.redis_db)
-    django_run(env, "manage.py", "migrate", "--noinput")
-    token = json.loads(django_run(env, "bench/api.py", "--make-users", "1"))[0]
+    [token] = fresh_stores(env, args.db, args.redis_db, users=1)
     os.environ.update(env)
 
     import django
