@@ -227,11 +227,12 @@ class JSONFirstNegotiation(DefaultContentNegotiation):
     ) -> tuple[Any, str]:
         first = renderers[0]
         accept = request.META.get("HTTP_ACCEPT", "*/*")
+        override = self.settings.URL_FORMAT_OVERRIDE  # None: DRF reads no `?format=`
         if (
             format_suffix is None
             and accept in ("*/*", "application/json")
             and first.media_type == "application/json"
-            and self.settings.URL_FORMAT_OVERRIDE not in request.META.get("QUERY_STRING", "")
+            and not (override and override in request.META.get("QUERY_STRING", ""))
         ):
             return first, first.media_type
         return super().select_renderer(request, renderers, format_suffix)  # type: ignore[no-any-return]

@@ -220,3 +220,10 @@ def test_a_move_to_a_client_that_takes_no_json_is_refused(start, auth_client):
         url, {"seq": 0, "action": "draw"}, format="json", HTTP_ACCEPT="application/json; indent=2"
     )
     assert indented.status_code == 200 and indented.content.startswith(b'{\n  "id"')
+
+
+def test_a_move_is_answered_with_the_format_override_turned_off(start, act, settings):
+    """DRF's URL_FORMAT_OVERRIDE may be None (no `?format=`): the move's negotiation then has
+    no query parameter to look for, and must not fail on it."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "URL_FORMAT_OVERRIDE": None}
+    assert act(start(), action="draw").status_code == 200
