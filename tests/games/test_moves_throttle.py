@@ -59,13 +59,17 @@ def _counter(rate: str):
     return override, lambda: CounterThrottle().allow_request(request, view)
 
 
+def _shared_key() -> str:
+    """The shared counter of player 1's moves in this minute."""
+    from config.api import CounterThrottle
+
+    return f"throttle_moves_1_{int(CounterThrottle().timer() // 60)}"
+
+
 def _shared_count() -> int | None:
     from django.core.cache import cache
 
-    from config.api import CounterThrottle
-
-    window = int(CounterThrottle().timer() // 60)
-    return cache.get(f"throttle_moves_1_{window}")
+    return cache.get(_shared_key())
 
 
 def test_a_high_rate_is_counted_in_batches_added_to_the_shared_counter():
@@ -89,7 +93,7 @@ def test_another_process_s_requests_count_at_the_next_batch():
     override, allow = _counter("800/min")
     with override:
         assert allow()  # the shared count is read: 1
-        cache.incr(f"throttle_moves_1_{int(__import__('time').time() // 60)}", 799)
+        cache.incr(_shared_key(), 799)  # another process's requests
         results = [allow() for _ in range(16)]
     assert results[:14] == [True] * 14  # decided here, before the next batch is added
     assert results[15] is False  # the batch is added and the shared count is over the rate
