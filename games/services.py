@@ -333,15 +333,21 @@ def _game_read(
     return _game_from_row(tuple(values))
 
 
+@functools.cache
+def _game_attnames() -> tuple[str, ...]:
+    """The attribute names of Game's concrete fields, the first of `_row_fields`."""
+    return tuple(f.attname for f in Game._meta.concrete_fields)
+
+
 def _game_from_row(values: tuple[Any, ...]) -> Game:
     """The game (with its deal and daily board) from its values in `_row_fields` order."""
     n = len(Game._meta.concrete_fields)
     d = n + len(_DEAL_FIELDS) - 1
-    game = Game.from_db(DEFAULT_DB_ALIAS, [f.attname for f in _row_fields()[:n]], values[:n])
-    game.deal = Deal.from_db(DEFAULT_DB_ALIAS, list(_DEAL_FIELDS), [game.deal_id, *values[n:d]])
+    game = Game.from_db(DEFAULT_DB_ALIAS, _game_attnames(), values[:n])
+    game.deal = Deal.from_db(DEFAULT_DB_ALIAS, _DEAL_FIELDS, [game.deal_id, *values[n:d]])
     if game.daily_id is not None:
         game.daily = DailyDeal.from_db(
-            DEFAULT_DB_ALIAS, list(_DAILY_FIELDS), [game.daily_id, *values[d:]]
+            DEFAULT_DB_ALIAS, _DAILY_FIELDS, [game.daily_id, *values[d:]]
         )
     return game
 
@@ -350,7 +356,7 @@ def _game_row(game: Game) -> tuple[Any, ...]:
     """The values `_game_from_row` takes, from a game with its deal and daily board."""
     daily = game.daily
     return (
-        *(getattr(game, f.attname) for f in Game._meta.concrete_fields),
+        *(getattr(game, name) for name in _game_attnames()),
         *(getattr(game.deal, name) for name in _DEAL_FIELDS[1:]),
         *(getattr(daily, name) if daily is not None else None for name in _DAILY_FIELDS[1:]),
     )
