@@ -33,6 +33,8 @@ What it does, all on loopback:
      clock (counted as a game start), so the run never stalls. So on the clock a client does
      per move what it does per baseline request, plus decoding and comparing one JSON body:
      the engine, the public views and the encoding of the bodies all ran before the clock;
+   - `--moves-path` sends the moves elsewhere: `/bench/plain/games/{id}/actions` is the same
+     move in a plain Django view without DRF (bench/urls.py), to measure what DRF costs;
    - the clock starts only once every client process is ready (its games planned): the
      processes report to the parent, which then sets the start time for all of them; a client
      that dies or is not ready within PREPARE_TIMEOUT_S fails the run instead of hanging it;
@@ -82,6 +84,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 HOST = "127.0.0.1"  # the only address this benchmark ever talks to
+MOVES_PATH = "/api/v1/games/{id}/actions"  # the API's move endpoint
 PG = {"host": HOST, "port": 5432, "user": "postgres"}
 REDIS_PORT = 6379
 BENCH_THROTTLE = "1000000/min"
@@ -388,11 +391,14 @@ class Plan(NamedTuple):
 class User:
     """One simulated player: a keep-alive connection, its planned games and the one in play."""
 
-    def __init__(self, port: int, token: str, rng: random.Random, game_length: int) -> None:
+    def __init__(
+        self, port: int, token: str, rng: random.Random, game_length: int, moves_path: str
+    ) -> None:
         self.conn = OneWriteConnection(HOST, port, timeout=REQUEST_TIMEOUT_S)
         self.headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
         self.rng = rng
         self.game_length = game_length
+        self.moves_path = moves_path  # where a game's actions go, "{id}" for the game's id
         self.ready: collections.deque[Plan] = collections.deque()  # planned before the clock
         self.prepared: dict[int, int] = {}  # statuses of the game starts before the clock
         self.plan: Plan | None = None  # the game in play
@@ -447,7 +453,7 @@ class User:
             steps.append(Step(body, seq, local.status, public_view(local)))
             if local.status != "playing":
                 break
-        return Plan(f"/api/v1/games/{game['id']}/actions", steps)
+        return Plan(self.moves_path.format(id=game["id"]), steps)
 
     def next_action(self, local: Any, played: int) -> Any:
         """A random legal action in `local` after `played` actions; foundation moves are
@@ -560,7 +566,7 @@ def client_process(
     """One load-generator process: plans its users' games (moves), reports ready, waits for the
     start time, then runs a thread per user; sends its measurements to the parent."""
     users = [
-        User(port, token, random.Random(f"{seed}:{i}"), args.game_length)
+        User(port, token, random.Random(f"{seed}:{i}"), args.game_length, args.moves_path)
         for i, token in enumerate(tokens)
     ]
     if phase == "moves":
@@ -759,7 +765,7 @@ def report_phase(
     starts = summary(result, "start", args.duration)
     prepared = result.get("status:prepare", {})
     print(
-        f"{prefix}moves POST /api/v1/games/{{id}}/actions: {s['rate']:.0f} moves/s, "
+        f"{prefix}moves POST {args.moves_path}: {s['rate']:.0f} moves/s, "
         f"p50 {s['p50_ms']:.1f} ms, p99 {s['p99_ms']:.1f} ms, "
         f"statuses {result.get('status:action')}"
     )
@@ -834,6 +840,12 @@ def main() -> int:
     parser.add_argument("--db", default="klondike_bench", help="database, dropped and re-created")
     parser.add_argument("--redis-db", type=int, default=13, help="Redis db number, flushed")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--moves-path",
+        default=MOVES_PATH,
+        help="where the moves go ({id}: the game's id); /bench/plain/games/{id}/actions is the"
+        " same move in a plain Django view, without DRF",
+    )
     parser.add_argument("--phases", default="baseline,moves", help="which phases, in order")
     parser.add_argument("--make-users", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -5,11 +5,14 @@ what the same gunicorn and middleware stack serve when the view does no work. Th
 /bench/ladder/...` views are bench/stack.py's steps from that view to a move: each adds one part
 of a move's work (a body in and a move-sized answer out, one database round trip, DRF with the
 move endpoint's own authentication, throttle, parser and renderer), so that what each part
-costs under gunicorn can be measured on its own.
+costs under gunicorn can be measured on its own. `POST /bench/plain/games/{id}/actions` is the
+whole move without DRF, for `bench/api.py --moves-path`: what the move would cost if it left DRF's
+request cycle (not an API: no throttle, and any refusal is a 500).
 """
 
 from typing import Any
 
+import orjson
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
@@ -18,8 +21,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.authentication import ProcessTokenAuthentication
+from config.api import FastJSONRenderer
 from config.urls import *  # noqa: F403  (handler400 ... handler500 too)
 from config.urls import urlpatterns as _real_urlpatterns
+from games import engine, selectors, services
 from games.views import GameActionView
 
 _CONSTANT = b'{"ok":true}'
@@ -79,11 +85,31 @@ class LadderDrfSelect(LadderDrf):
         return Response(_MOVE_SIZED)
 
 
+@csrf_exempt
+def plain_move(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The move endpoint's work in a plain Django view: the same token memo, the engine's parser,
+    the same service and the same answer's bytes, without DRF's request, negotiation and
+    serializer."""
+    key = request.headers["Authorization"].removeprefix("Token ")
+    user, token = ProcessTokenAuthentication().authenticate_credentials(key)
+    data = orjson.loads(request.body)
+    game, state = services.game_action_apply(
+        game_id=game_id,
+        user=user,
+        token=token.key,
+        seq=data["seq"],
+        action=engine.action_from_dict(data),
+    )
+    body = FastJSONRenderer().render(selectors.game_detail(game=game, state=state))
+    return HttpResponse(body, content_type="application/json")
+
+
 urlpatterns = [
     path("bench/constant", constant),
     path("bench/ladder/body", ladder_body),
     path("bench/ladder/select", ladder_select),
     path("bench/ladder/drf", LadderDrf.as_view()),
     path("bench/ladder/drf-select", LadderDrfSelect.as_view()),
+    path("bench/plain/games/<id:game_id>/actions", plain_move),
     *_real_urlpatterns,
 ]

@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.api import User, fresh_stores, server_env  # noqa: E402
+from bench.api import MOVES_PATH, User, fresh_stores, server_env  # noqa: E402
 
 GAME_LENGTH = 200
 
@@ -117,7 +117,7 @@ def main() -> int:
     from config.wsgi import application
 
     app = App(application, token)
-    player = User(0, token, random.Random(1), GAME_LENGTH)  # plans only: it never connects
+    player = User(0, token, random.Random(1), GAME_LENGTH, MOVES_PATH)  # plans only: never connects
     moves(app, player, 300)  # warm-up: imports, prepared statements, caches
     ratios = []
     for n in range(1, args.rounds + 1):
