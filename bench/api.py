@@ -155,6 +155,22 @@ def fresh_stores(env: dict[str, str], db: str, redis_db: int, users: int) -> lis
     return list(json.loads(django_run(env, str(Path(__file__)), "--make-users", str(users))))
 
 
+def django_in_this_process(db: str, redis_db: int, secret_key: str) -> str:
+    """For a benchmark that calls the application in its own process: fresh stores with one
+    player (`fresh_stores`), then Django set up here with the server's settings; returns the
+    player's token."""
+    settings = argparse.Namespace(
+        db=db, redis_db=redis_db, secret_key=secret_key, port=0, workers=1, threads=1
+    )
+    env = server_env(settings)
+    [token] = fresh_stores(env, db, redis_db, users=1)
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    return token
+
+
 def make_users_main(count: int) -> None:
     """(In a child process with the server's environment) create players, print their tokens."""
     import django

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.api import PG, fresh_stores, proc_stat, server_env  # noqa: E402
+from bench.api import PG, django_in_this_process, proc_stat  # noqa: E402
 
 
 def main() -> int:
@@ -39,14 +38,7 @@ def main() -> int:
     args = parser.parse_args()
     if not 100 <= args.statements <= 100_000:
         parser.error("statements 100..100000")
-    settings = dict(secret_key="bench-move-sql", port=0, workers=1, threads=1)
-    env = server_env(argparse.Namespace(db=args.db, redis_db=args.redis_db, **settings))
-    [token] = fresh_stores(env, args.db, args.redis_db, users=1)
-    os.environ.update(env)
-
-    import django
-
-    django.setup()
+    token = django_in_this_process(args.db, args.redis_db, "bench-move-sql")
     import psycopg
     from rest_framework.authtoken.models import Token
 

@@ -90,8 +90,7 @@ def plain_move(request: HttpRequest, game_id: int) -> HttpResponse:
     """The move endpoint's work in a plain Django view: the same token memo, the engine's parser,
     the same service and the same answer's bytes, without DRF's request, negotiation and
     serializer."""
-    key = request.headers["Authorization"].removeprefix("Token ")
-    user, token = ProcessTokenAuthentication().authenticate_credentials(key)
+    user, token = ProcessTokenAuthentication().authenticate(request)
     data = orjson.loads(request.body)
     game, state = services.game_action_apply(
         game_id=game_id,

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import random
 import statistics
 import sys
@@ -31,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.api import MOVES_PATH, User, fresh_stores, server_env  # noqa: E402
+from bench.api import MOVES_PATH, User, django_in_this_process  # noqa: E402
 
 GAME_LENGTH = 200
 
@@ -106,14 +105,7 @@ def main() -> int:
     args = parser.parse_args()
     if not (100 <= args.requests <= 100_000 and 1 <= args.rounds <= 20):
         parser.error("requests 100..100000, rounds 1..20")
-    settings = dict(secret_key="bench-wsgi-calls", port=0, workers=1, threads=1)
-    env = server_env(argparse.Namespace(db=args.db, redis_db=args.redis_db, **settings))
-    [token] = fresh_stores(env, args.db, args.redis_db, users=1)
-    os.environ.update(env)
-
-    import django
-
-    django.setup()
+    token = django_in_this_process(args.db, args.redis_db, "bench-wsgi-calls")
     from config.wsgi import application
 
     app = App(application, token)
