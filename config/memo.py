@@ -57,6 +57,7 @@ class ProcessMemo(Generic[K, V]):
             self._entries.pop(key, None)
 
     def clear(self) -> None:
+        """Forget every entry."""
         with self._lock:
             self._entries.clear()
 
