@@ -26,7 +26,9 @@ run: $(VENV)/.installed-run
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
-test: export DJANGO_SECRET_KEY ?= test-only-insecure-secret-key-not-for-production
+# Debug off, as in production, with a new random key each run: no published key starts the
+# service with debug off (config/env.py refuses them).
+test: export DJANGO_SECRET_KEY ?= $(shell $(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')
 test: export DJANGO_HTTPS ?= 0
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -8,7 +8,9 @@ from typing import Any
 from django.core.cache import cache
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import AuthenticationFailed
 
+from accounts.models import User
 from config.memo import ProcessMemo
 
 TOKEN_CACHE_SECONDS = 300
@@ -27,7 +29,9 @@ class CachedTokenAuthentication(TokenAuthentication):
     """`Authorization: Token <key>`, answering from the cache when it can.
 
     The cached entry is dropped on logout (`accounts.services.user_logout`); an account that
-    is deactivated stops authenticating within TOKEN_CACHE_SECONDS.
+    is deactivated stops authenticating within TOKEN_CACHE_SECONDS, and every write that
+    could give it something (a game, a ranked attempt, a hint, a move) checks the database
+    first (`user_check_active`, and the move's own statements).
     """
 
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
@@ -62,3 +66,13 @@ class ProcessTokenAuthentication(CachedTokenAuthentication):
 def forget_process_token(key: str) -> None:
     """Drop a token from this process's memory (the database refused it)."""
     _process_tokens.discard(token_cache_key(key))
+
+
+def user_check_active(*, user_id: int) -> None:
+    """Refuse an account deactivated since its token was cached (one query): a cached token
+    must not buy a deactivated account a game, a ranked attempt or a hint, in any process.
+
+    :raises AuthenticationFailed: the account is no longer active.
+    """
+    if not User.objects.filter(pk=user_id, is_active=True).exists():
+        raise AuthenticationFailed("This account is deactivated.")

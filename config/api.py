@@ -6,6 +6,7 @@ Every 4xx/5xx body is `{"error": {"code": "<snake_case>", "message": "<text>", .
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import threading
 from typing import Any
@@ -18,7 +19,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 from rest_framework.views import set_rollback
 
 from config.memo import ProcessMemo
@@ -144,6 +145,18 @@ class PagePagination(PageNumberPagination):
         if raw is not None and raw != "last" and not (raw.isascii() and raw.isdigit()):
             raise exceptions.ValidationError({"page": ["A page number is a positive integer."]})
         return super().paginate_queryset(queryset, request, view)
+
+
+def client_address(request: Any) -> str | None:
+    """The client's address, as the throttles count it: the connection's own address, or with
+    `NUM_PROXIES` trusted proxies in front (the `TRUSTED_PROXIES` setting), the address the
+    farthest of them saw. Never one a client merely wrote in a header. None when that is not
+    an IP address."""
+    ident = BaseThrottle().get_ident(request)
+    try:
+        return str(ipaddress.ip_address(ident))
+    except ValueError:
+        return None
 
 
 class ScopedThrottle(ScopedRateThrottle):

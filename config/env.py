@@ -5,13 +5,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
 import os
+import secrets
+import tempfile
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -66,18 +70,71 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-DEBUG = env_bool("DJANGO_DEBUG", default=False)
+def _var_secret(name: str) -> str:
+    """The secret kept in the file VAR_DIR/name, made on first use (mode 0600).
 
-# Production has no default secret: a missing key with debug off stops start-up here.
+    A new secret is written to a private temporary file, then hard-linked to its name; the link
+    fails if the name exists, so of processes starting at once all end with the one secret.
+    """
+    path = VAR_DIR / name
+    if not path.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=VAR_DIR)  # mode 0600
+        try:
+            with os.fdopen(fd, "w") as file:
+                file.write(secrets.token_urlsafe(50) + "\n")
+                file.flush()
+                os.fsync(file.fileno())
+            with contextlib.suppress(FileExistsError):  # another process made it first
+                os.link(tmp, path)
+        finally:
+            os.unlink(tmp)
+    value = path.read_text().strip()
+    if not value:
+        raise ImproperlyConfigured(f"{path} is empty. Delete it; the next start makes a new one.")
+    return value
+
+
+def _refuse_published(name: str, value: str | None, advice: str) -> None:
+    """A secret whose value is published (a placeholder, an old default) is a start-up error."""
+    if value in PUBLISHED_SECRETS:
+        raise ImproperlyConfigured(
+            f"{name} is {value!r}, a value published in this project's files, which keeps "
+            f"nothing secret. {advice}"
+        )
+
+
+DEBUG = env_bool("DJANGO_DEBUG", default=False)
+# SQLite database, static files and, in debug mode, the secret key made on first run.
+VAR_DIR = BASE_DIR / Path(env_str("KLONDIKE_VAR_DIR", "var") or "var").expanduser()
+
+_NEW_KEY = "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+# Secrets that are written in this repository (or were), and so protect nothing.
+PUBLISHED_SECRETS = frozenset(
+    {
+        "change-me-to-a-long-random-string",  # .env.example
+        "insecure-development-key-only-used-when-DJANGO_DEBUG-is-on",  # the old debug key
+        "test-only-insecure-secret-key-not-for-production",  # the old `make test` key
+        "klondike-tests",  # tests/conftest.py's DAILY_SECRET
+    }
+)
+
+# Production has no default secret: a missing or published key stops start-up here. In debug
+# mode a missing key is a random one kept in VAR_DIR/secret-key.
 SECRET_KEY = env_str("DJANGO_SECRET_KEY")
+_refuse_published(
+    "DJANGO_SECRET_KEY",
+    SECRET_KEY,
+    f"Set it to a long random string of your own ({_NEW_KEY})"
+    + (", or unset it: debug mode then makes one." if DEBUG else "."),
+)
 if SECRET_KEY is None:
     if not DEBUG:
         raise ImproperlyConfigured(
             "DJANGO_SECRET_KEY is not set. Set it to a long random string "
-            "(python -c 'import secrets; print(secrets.token_urlsafe(50))'), "
-            "or set DJANGO_DEBUG=1 for local development."
+            f"({_NEW_KEY}), or set DJANGO_DEBUG=1 for local development."
         )
-    SECRET_KEY = "insecure-development-key-only-used-when-DJANGO_DEBUG-is-on"
+    SECRET_KEY = _var_secret("secret-key")
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
@@ -89,8 +146,19 @@ DATABASE_URL = env_str("DATABASE_URL")
 REDIS_URL = env_str("REDIS_URL")
 
 DAILY_MODES = env_list("DAILY_MODES", ["D1N", "D3N"])
-# Keys the daily deal numbers (HMAC of date|mode), so nobody can predict a day's deal.
-DAILY_SECRET = env_str("DAILY_SECRET") or SECRET_KEY
+# Keys the daily deal numbers (HMAC of date|mode), so nobody can predict a day's deal. Unset:
+# derived from SECRET_KEY, so one secret serves both and the daily one never reveals the key.
+DAILY_SECRET = env_str("DAILY_SECRET")
+_refuse_published(
+    "DAILY_SECRET",
+    DAILY_SECRET,
+    f"Set it to a long random string of your own ({_NEW_KEY}), "
+    "or unset it to derive it from DJANGO_SECRET_KEY.",
+)
+if DAILY_SECRET is None:
+    DAILY_SECRET = hmac.new(
+        SECRET_KEY.encode(), b"klondike daily deals", hashlib.sha256
+    ).hexdigest()
 # Seconds the solver may spend proving one candidate daily deal winnable.
 DAILY_SOLVE_BUDGET_S = env_float("DAILY_SOLVE_BUDGET_S", 5.0)
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO") or "INFO"
@@ -99,3 +167,9 @@ LOG_LEVEL = env_str("LOG_LEVEL", "INFO") or "INFO"
 THROTTLE_LOGIN = env_str("THROTTLE_LOGIN", "10/min")
 THROTTLE_REGISTER = env_str("THROTTLE_REGISTER", "5/min")
 THROTTLE_MOVES = env_str("THROTTLE_MOVES", "600/min")
+
+# Proxies in front of the service that set X-Forwarded-For (DRF's NUM_PROXIES): 0 means the
+# connection's own address is the client's, and a client's X-Forwarded-For is ignored.
+TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
+if TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXIES is a count of proxies: 0 or more.")

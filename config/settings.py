@@ -43,6 +43,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.browser.BrowserIdMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -82,7 +83,7 @@ if env.DATABASE_URL:
         # could not keep prepared statements; this stack connects to PostgreSQL directly.)
         DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 0
 else:
-    env.VAR_DIR.mkdir(exist_ok=True)
+    env.VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
@@ -168,6 +169,9 @@ REST_FRAMEWORK = {
         "moves": env.THROTTLE_MOVES,
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Throttles and the integrity check count the real client: X-Forwarded-For only as far
+    # as the proxies trusted here wrote it.
+    "NUM_PROXIES": env.TRUSTED_PROXIES,
 }
 
 SPECTACULAR_SETTINGS = {

@@ -170,6 +170,9 @@ class DailyDeal(models.Model):
     salt = models.CharField(max_length=64)
     commitment = models.CharField(max_length=64)
     par = models.PositiveIntegerField()
+    # The solver's winning line (notation, one action a line): what `par` counts, and what
+    # the integrity check compares ranked wins with. Never sent while the board is open.
+    solution = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     ranked_at = models.DateTimeField(null=True, blank=True)
     entries_count = models.PositiveIntegerField(default=0)  # as of the last ranking
@@ -203,6 +206,26 @@ class DailyDeal(models.Model):
     @property
     def is_final(self) -> bool:
         return self.finalized_at is not None
+
+
+class AttemptOrigin(models.Model):
+    """Where a ranked attempt was started from: the client address and the browser, for the
+    integrity check's second-account rule. Personal data: deleted after
+    `games.daily.services.ORIGIN_RETENTION` (30 days)."""
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="origin"
+    )
+    daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="+")
+    address = models.GenericIPAddressField(null=True, blank=True)
+    browser = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["created_at"], name="games_origin_created")]
+
+    def __str__(self) -> str:
+        return f"origin of game {self.game_id}"
 
 
 class LeaderboardSnapshot(models.Model):

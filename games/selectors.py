@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
 
+from accounts.authentication import user_check_active
 from accounts.models import User
 from config.api import ForbiddenError
 from games import engine
@@ -27,22 +28,19 @@ HINT_LINE_KEY = "hint-line:v1"
 HINT_LINE_TTL_S = 3600
 
 
+def daily_board_open(game: Game) -> bool:
+    """Whether the game is a daily attempt whose board is not final: until then nothing of
+    its deal may reach anyone but what its owner saw while playing (api.md, "Replays")."""
+    return game.daily is not None and not game.daily.is_final
+
+
 def _visible_to(game: Game, user: User | AnonymousUser) -> bool:
-    """Who may look at a game (api.md, "Replays"): the owner at any time; anyone once it is
-    over; but while a daily challenge's day is open, only players who have finished their own
-    ranked attempt of that deal."""
+    """Who may look at a game (api.md, "Replays"): the owner at any time; anyone else once
+    it is over, except a daily attempt while its board is not final (a finished attempt is
+    a solution of the day's deal)."""
     if game.user_id == user.pk:
         return True
-    if not game.is_over:
-        return False
-    if game.daily is None or game.daily.is_final:
-        return True
-    return (
-        user.is_authenticated
-        and Game.objects.filter(daily_id=game.daily_id, user=user)
-        .exclude(status=Game.Status.PLAYING)
-        .exists()
-    )
+    return game.is_over and not daily_board_open(game)
 
 
 def game_get_for_owner(*, game_id: int, user: User) -> Game:
@@ -69,7 +67,7 @@ def game_get_visible(*, game_id: int, user: User | AnonymousUser) -> Game:
 
 def game_code_visible(*, game: Game) -> str | None:
     """The deal code, or None while it must stay secret (an open daily deal)."""
-    if game.daily is not None and not game.daily.is_final:
+    if daily_board_open(game):
         return None
     return str(game_code(game))
 
@@ -133,13 +131,27 @@ def game_log(*, game: Game) -> list[Action]:
 
 
 def game_replay(*, game: Game) -> dict[str, Any]:
-    """The replay document: code, rules, full initial layout, the log, the result."""
+    """The replay document: code, rules, full initial layout, the log with the cards each
+    action turned face up, the result, the analysis.
+
+    While the game's daily board is not final the document is *redacted*: no code, deal or
+    analysis, only the cards its owner saw. The caller checks who may see it
+    (`game_replay_visible`).
+    """
     log = game_log(game=game)
+    redacted = daily_board_open(game)
+    rules = game_rules(game)
+    deal = engine.Deal.from_dict(game.deal.layout)
+    start = engine.GameState.new(deal, rules)
+    revealed = engine.replay(start, [row.notation for row in log], track_revealed=True).revealed
+    assert revealed is not None
     return {
         "id": game.pk,
         "code": game_code_visible(game=game),
-        "rules": game_rules(game).to_dict(),
-        "deal": game.deal.layout,
+        "rules": rules.to_dict(),
+        "redacted": redacted,
+        "deal": None if redacted else game.deal.layout,
+        "initial": engine.public_view(start),
         "actions": [
             {
                 "seq": row.seq,
@@ -147,19 +159,20 @@ def game_replay(*, game: Game) -> dict[str, Any]:
                 "notation": row.notation,
                 "score_after": row.score_after,
                 "at_ms": row.at_ms,
+                "revealed": [str(card) for card in cards],
             }
-            for row in log
+            for row, cards in zip(log, revealed, strict=True)
         ],
         "result": {
             "status": game.status,
             "won": game.status == Game.Status.WON,
             "score": game.score,
-            "score_display": engine.format_score(game_rules(game), game.score),
+            "score_display": engine.format_score(rules, game.score),
             "moves": game.moves,
             "undos": game.undos,
             "elapsed_ms": game_elapsed_ms(game=game),
         },
-        "analysis": game.analysis,
+        "analysis": None if redacted else game.analysis,
     }
 
 
@@ -167,9 +180,11 @@ def game_hint(*, game: Game) -> dict[str, Any]:
     """The next action of a solution from the current position, or a heuristic move, or
     `null` when nothing productive is left.
 
+    :raises AuthenticationFailed: the account was deactivated.
     :raises GameOverError: the game is over.
     :raises ForbiddenError: a ranked daily attempt (no hints there).
     """
+    user_check_active(user_id=game.user_id)
     if game.daily_id is not None:
         raise ForbiddenError("No hints in a ranked daily attempt.")
     if game.is_over:
@@ -203,7 +218,8 @@ def _hint_line_get(key: str) -> list[engine.PlainAction]:
 
 
 def game_export_for_user(*, user: User) -> Iterator[dict[str, Any]]:
-    """Every finished game of the user with its log, oldest first, one document at a time."""
+    """Every finished game of the user with its log, oldest first, one document at a time;
+    a daily attempt whose board is not final is redacted (`game_replay`)."""
     finished = (
         Game.objects.filter(user=user)
         .exclude(status=Game.Status.PLAYING)

@@ -77,6 +77,11 @@ class LoggedActionSerializer(serializers.Serializer[dict[str, Any]]):
     notation = serializers.CharField()
     score_after = serializers.IntegerField(allow_null=True)
     at_ms = serializers.IntegerField()
+    revealed = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The cards this action turned face up (drawn, flipped, or shown again by an "
+        "undo); an automatic action's cards are listed with the action that set it off.",
+    )
 
 
 class ResultFiguresSerializer(serializers.Serializer[dict[str, Any]]):
@@ -98,7 +103,15 @@ class ReplaySerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     code = serializers.CharField(allow_null=True)
     rules = RulesSerializer()
-    deal = serializers.JSONField(help_text="The full initial layout: every card.")
+    redacted = serializers.BooleanField(
+        help_text="A daily attempt whose board is not final, shown to its owner only: `code`, "
+        "`deal` and `analysis` are null, and the cards are only those the player saw "
+        "(`initial` and each action's `revealed`)."
+    )
+    deal = serializers.JSONField(
+        allow_null=True, help_text="The full initial layout: every card (null when redacted)."
+    )
+    initial = PublicStateSerializer(help_text="The starting position as the player saw it.")
     actions = LoggedActionSerializer(many=True)
     result = ReplayResultSerializer()
     analysis = serializers.JSONField(allow_null=True)

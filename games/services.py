@@ -23,7 +23,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 
-from accounts.authentication import forget_process_token
+from accounts.authentication import forget_process_token, user_check_active
 from accounts.models import User
 from config.api import ApplicationError, ConflictError
 from config.memo import ProcessMemo
@@ -154,28 +154,37 @@ def game_start(
 ) -> Game:
     """Start a casual game from a deal code, or on a random deal for `draw` and `preset`.
 
+    :raises AuthenticationFailed: the account was deactivated.
     :raises ApplicationError: a malformed code (code `invalid`).
     :raises DailyDealOpenError: the code is an open daily challenge's deal.
     """
+    user_check_active(user_id=user.pk)
     if code is not None:
         try:
             deal_code = engine.DealCode.parse(code)
         except engine.DealCodeError as exc:
             raise ApplicationError(str(exc), fields={"code": [str(exc)]}) from None
-        if DailyDeal.objects.filter(
-            deal__scheme=1, deal__number=deal_code.number, finalized_at__isnull=True
-        ).exists():
+        if _open_daily_number(deal_code.number):
             raise DailyDealOpenError(
                 "This deal is an open daily challenge; play it from the daily page, or as a "
                 "casual game once its board is final."
             )
     else:
         assert draw is not None and preset is not None
-        deal_code = engine.DealCode(
-            draw=draw, preset=preset, number=secrets.randbelow(engine.MAX_NUMBER + 1)
-        )
+        number = secrets.randbelow(engine.MAX_NUMBER + 1)
+        # A casual game has hints and a public replay: never on an open daily's deal.
+        while _open_daily_number(number):
+            number = secrets.randbelow(engine.MAX_NUMBER + 1)
+        deal_code = engine.DealCode(draw=draw, preset=preset, number=number)
     deal = deal_get_or_create(number=deal_code.number)
     return game_create(user=user, deal=deal, rules=deal_code.rules, kind=Game.Kind.CASUAL)
+
+
+def _open_daily_number(number: int) -> bool:
+    """Whether a KL1 deal number is the deal of a daily board that is not final."""
+    return DailyDeal.objects.filter(
+        deal__scheme=1, deal__number=number, finalized_at__isnull=True
+    ).exists()
 
 
 @dataclass(frozen=True)

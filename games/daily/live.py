@@ -93,19 +93,6 @@ def live_rank_add(*, game_id: int) -> None:
         logger.warning("live rank: could not add game %s", game_id, exc_info=True)
 
 
-def live_rank_remove(*, game_id: int) -> None:
-    """Take a (flagged) game off its board's sorted set."""
-    client = _redis()
-    game = _ranked(game_id) if client is not None else None
-    if client is None or game is None:
-        return
-    key, name, _ = _entry(game)
-    try:
-        client.zrem(key, name)
-    except Exception:
-        logger.warning("live rank: could not remove game %s", game_id, exc_info=True)
-
-
 def live_rank(*, game: Game) -> tuple[int, int] | None:
     """(rank, players on the board) of a finished ranked game from the sorted set, or None
     when there is no Redis, the game is not on it, or Redis cannot answer."""

@@ -91,11 +91,20 @@ def _entry(row: LeaderboardEntry, rules: engine.Rules) -> dict[str, Any]:
         "undos": game.undos,
         "elapsed_ms": game.elapsed_ms,
         "game": row.game_id,
+        "under_review": game.is_flagged,
     }
 
 
 # What a page shows of an entry's game (a finished game does not change).
-_ENTRY_GAME_FIELDS = ("status", "leaderboard_score", "moves", "undos", "elapsed_ms")
+_ENTRY_GAME_FIELDS = (
+    "status",
+    "leaderboard_score",
+    "moves",
+    "undos",
+    "elapsed_ms",
+    "flag_reason",
+    "flag_cleared",
+)
 
 
 def daily_leaderboard(

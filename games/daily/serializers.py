@@ -42,6 +42,10 @@ class LeaderboardEntrySerializer(ResultFiguresSerializer):
     rank = serializers.IntegerField()
     user = serializers.CharField()
     game = serializers.IntegerField(help_text="The game's id: its replay, where visible.")
+    under_review = serializers.BooleanField(
+        help_text="Flagged by the integrity check: shown while the board is open, left out of "
+        "the final board unless an admin clears it."
+    )
 
 
 class LeaderboardMeSerializer(serializers.Serializer[dict[str, Any]]):

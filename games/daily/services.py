@@ -14,15 +14,24 @@ from datetime import date, datetime, timedelta
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.backends.utils import CursorWrapper
+from django.db.models import Q
 from django.utils import timezone
 
+from accounts.authentication import user_check_active
 from accounts.models import User
 from config.api import ApplicationError, ConflictError, NotFoundError
 from games import engine
 from games import services as game_services
 from games.daily import clock, live
 from games.engine import solver
-from games.models import DailyDeal, DailyStreak, Game, LeaderboardEntry, LeaderboardSnapshot
+from games.models import (
+    AttemptOrigin,
+    DailyDeal,
+    DailyStreak,
+    Game,
+    LeaderboardEntry,
+    LeaderboardSnapshot,
+)
 
 logger = logging.getLogger("games.daily")
 
@@ -64,10 +73,10 @@ def daily_commitment(*, code: str, salt: str) -> str:
     return hashlib.sha256(f"{code}|{salt}".encode()).hexdigest()
 
 
-def _winnable_deal(*, day: date, mode: str) -> tuple[int, int]:
+def _winnable_deal(*, day: date, mode: str) -> tuple[int, list[str]]:
     """Step from the HMAC candidate to the first deal the solver proves winnable.
 
-    Returns the deal number and the solution's length (the par).
+    Returns the deal number and the solver's winning line (its length is the par).
     """
     draw, preset = int(mode[1]), mode[2]
     number = daily_first_candidate(day=day, mode=mode)
@@ -75,7 +84,7 @@ def _winnable_deal(*, day: date, mode: str) -> tuple[int, int]:
         state = engine.GameState.from_code(str(engine.DealCode(draw, preset, number)))
         verdict = solver.solve(state, budget_s=settings.DAILY_SOLVE_BUDGET_S)
         if isinstance(verdict, solver.Solved):
-            return number, len(verdict.actions)
+            return number, [engine.format_action(a) for a in verdict.actions]
         number = (number + 1) % (engine.MAX_NUMBER + 1)
     raise ApplicationError(f"No winnable deal found for {day} {mode}.")  # never seen in practice
 
@@ -91,7 +100,7 @@ def daily_deal_get_or_create(*, day: date, mode: str) -> DailyDeal:
     existing = DailyDeal.objects.filter(date=day, mode=mode).select_related("deal").first()
     if existing is not None:
         return existing
-    number, par = _winnable_deal(day=day, mode=mode)
+    number, solution = _winnable_deal(day=day, mode=mode)
     code = str(engine.DealCode(int(mode[1]), mode[2], number))
     salt = secrets.token_hex(16)
     try:
@@ -102,7 +111,8 @@ def daily_deal_get_or_create(*, day: date, mode: str) -> DailyDeal:
                 deal=game_services.deal_get_or_create(number=number),
                 salt=salt,
                 commitment=daily_commitment(code=code, salt=salt),
-                par=par,
+                par=len(solution),
+                solution="\n".join(solution),
             )
     except IntegrityError:
         return DailyDeal.objects.select_related("deal").get(date=day, mode=mode)
@@ -150,16 +160,22 @@ def daily_prepare(*, day: date, now: datetime) -> None:
             continue  # a past day without that mode: nothing to show
 
 
-def daily_start(*, user: User, day: date, mode: str) -> tuple[Game, bool]:
+def daily_start(
+    *, user: User, day: date, mode: str, address: str | None = None, browser: str = ""
+) -> tuple[Game, bool]:
     """Start (or resume) the user's ranked attempt on a daily deal.
 
     Returns the game and whether it was created now. The attempt is recorded when it starts,
-    under a unique constraint on (user, daily deal), so reloading never gives a second one.
-    The deal is created (solved) outside any transaction, so no lock is held meanwhile.
+    under a unique constraint on (user, daily deal), so reloading never gives a second one,
+    with where it was started from (`address`, the client's; `browser`, its id cookie) for
+    the integrity check. The deal is created (solved) outside any transaction, so no lock is
+    held meanwhile.
 
+    :raises AuthenticationFailed: the account was deactivated.
     :raises DailyNotFoundError: unknown mode, or a day that is not open for starts.
     :raises AlreadyPlayedError: the user has finished their attempt.
     """
+    user_check_active(user_id=user.pk)
     mode = daily_mode_check(mode)
     now = timezone.now()
     if not clock.accepts_starts(day, now):
@@ -178,6 +194,9 @@ def daily_start(*, user: User, day: date, mode: str) -> tuple[Game, bool]:
         with transaction.atomic():
             game = game_services.game_create(
                 user=user, deal=daily.deal, rules=rules, kind=Game.Kind.DAILY, daily=daily
+            )
+            AttemptOrigin.objects.create(
+                game=game, daily=daily, address=address, browser=browser, created_at=now
             )
     except IntegrityError:
         # A concurrent request recorded the attempt first: answer with that one.
@@ -226,8 +245,10 @@ _RANK_ORDER = ", ".join(["k DESC", *(f"{column} ASC" for column in RANK_TIES)])
 _ENTRY_COLUMNS = "id, snapshot_id, game_id, rank, position"
 
 
-def _ranked_rows_sql() -> str:
-    """SELECT of a board's entries: RANK() and ROW_NUMBER() over its finished, unflagged games.
+def _ranked_rows_sql(*, final: bool) -> str:
+    """SELECT of a board's entries: RANK() and ROW_NUMBER() over its finished games; on a
+    final board, only the unflagged ones (while it is open, a flagged game stays, shown as
+    under review).
 
     Both come from one window over the games sorted by the ranking rule and then by id, so
     tied games take consecutive positions in id order. (One window pass instead of two, one
@@ -251,7 +272,7 @@ def _ranked_rows_sql() -> str:
                        {", ".join(f"g.{column}" for column in RANK_TIES)}
                 FROM {Game._meta.db_table} g
                 WHERE g.daily_id = %s AND g.status <> 'playing'
-                  AND (g.flag_reason = '' OR g.flag_cleared)
+                  {"AND (g.flag_reason = '' OR g.flag_cleared)" if final else ""}
                 ORDER BY {_RANK_ORDER}, game_id ASC
             ) sorted
             WINDOW w AS (ORDER BY {_RANK_ORDER})
@@ -296,7 +317,7 @@ def _partition_constraints_sql(cursor: CursorWrapper, *, snapshot_id: int) -> st
     return ", ".join(clauses)
 
 
-def _snapshot_build(*, snapshot_id: int, daily_id: int) -> int:
+def _snapshot_build(*, snapshot_id: int, daily_id: int, final: bool) -> int:
     """Write a board's new generation of entries; returns how many.
 
     On PostgreSQL the generation is a fresh table, created by CREATE TABLE ... AS from the
@@ -310,7 +331,9 @@ def _snapshot_build(*, snapshot_id: int, daily_id: int) -> int:
     params = [snapshot_id, snapshot_id, daily_id]
     with connection.cursor() as cursor:
         if connection.vendor != "postgresql":
-            cursor.execute(f"INSERT INTO {entry} ({_ENTRY_COLUMNS}) {_ranked_rows_sql()}", params)
+            cursor.execute(
+                f"INSERT INTO {entry} ({_ENTRY_COLUMNS}) {_ranked_rows_sql(final=final)}", params
+            )
             return cursor.rowcount
         part = _partition(snapshot_id)
         # For the ranking statement only (reset below, as the closing transaction goes on):
@@ -326,7 +349,8 @@ def _snapshot_build(*, snapshot_id: int, daily_id: int) -> int:
         # Its rows are never updated or deleted, so autovacuum has nothing to clean up (the
         # anti-wraparound freeze still runs: PostgreSQL forces it whatever this setting says).
         cursor.execute(
-            f"CREATE TABLE {part} WITH (autovacuum_enabled = off) AS {_ranked_rows_sql()}",
+            f"CREATE TABLE {part} WITH (autovacuum_enabled = off)"
+            f" AS {_ranked_rows_sql(final=final)}",
             params,
         )
         count = cursor.rowcount
@@ -345,8 +369,8 @@ def _snapshot_build(*, snapshot_id: int, daily_id: int) -> int:
 
 def daily_rank(*, daily_id: int) -> int:
     """Rank a board: build a new generation of its rank snapshot with set-based SQL (RANK()
-    and ROW_NUMBER() window functions over its finished, unflagged games, one bulk write),
-    then point the board at it, in one transaction.
+    and ROW_NUMBER() window functions over its finished games, one bulk write; flagged games
+    leave a final board unless cleared), then point the board at it, in one transaction.
 
     Readers follow the board's pointer, so they see the old snapshot or the new one, never a
     half-built one. Runs on the same board are serialized by a lock on the board's row (FOR NO
@@ -361,7 +385,7 @@ def daily_rank(*, daily_id: int) -> int:
         if daily is None:
             return 0
         snapshot = LeaderboardSnapshot.objects.create(daily=daily)
-        count = _snapshot_build(snapshot_id=snapshot.pk, daily_id=daily_id)
+        count = _snapshot_build(snapshot_id=snapshot.pk, daily_id=daily_id, final=daily.is_final)
         now = timezone.now()
         LeaderboardSnapshot.objects.filter(daily=daily, retired_at__isnull=True).exclude(
             pk=snapshot.pk
@@ -415,10 +439,12 @@ def daily_close(*, daily_id: int, now: datetime | None = None) -> bool:
             return False
         for game in Game.objects.filter(daily=daily, status=Game.Status.PLAYING):
             game_services.game_finish_as_it_stands(game_id=game.pk)
-        daily_rank(daily_id=daily.pk)
-        _streaks_update(daily=daily)
+        # Final first, so that the last ranking leaves out the flagged games.
         daily.finalized_at = now
         daily.save(update_fields=["finalized_at"])
+        daily_rank(daily_id=daily.pk)
+        _streaks_update(daily=daily)
+        origins_purge(now=now)
     transaction.on_commit(lambda: live.live_board_drop(daily_id=daily_id))
     logger.info("daily %s %s is final", daily.date, daily.mode)
     return True
@@ -470,21 +496,28 @@ def _streaks_update(*, daily: DailyDeal) -> None:
 
 
 def game_integrity_check(*, game_id: int) -> str:
-    """Replay a finished ranked game from its deal and check its timing; flag what is wrong.
+    """Check a finished ranked game and flag what looks wrong: a log that does not replay to
+    the stored result, inhuman timing, or a sign of a second account (`_second_account`).
 
-    Returns the flag reason, or "" for a clean game. Idempotent.
+    A flagged game stays on its board, marked under review, while the board is open, and
+    leaves the final board unless an admin clears the flag. Returns the flag reason, or ""
+    for a clean game. Idempotent.
     """
-    game = Game.objects.select_related("deal").filter(pk=game_id).first()
-    if game is None or not game.is_over or game.daily_id is None:
+    game = Game.objects.select_related("deal", "daily", "user").filter(pk=game_id).first()
+    if game is None or not game.is_over or game.daily is None:
         return ""
     rows = list(game.actions.order_by("seq").values_list("notation", "at_ms"))
+    log = [n for n, _ in rows]
     reason = game_services.game_replay_disagreement(
-        game=game, log=[n for n, _ in rows], live=game_services.game_state(game)
-    ) or _inhuman_timing(rows)
+        game=game, log=log, live=game_services.game_state(game)
+    ) or "; ".join(filter(None, [_inhuman_timing(rows), *_second_account(game, log)]))
     if reason and not game.flag_reason:
         Game.objects.filter(pk=game.pk).update(flag_reason=reason[:200])
-        transaction.on_commit(lambda: live.live_rank_remove(game_id=game_id))
         logger.warning("game %s flagged: %s", game_id, reason)
+        if game.daily.is_final:  # the final board leaves flagged games out
+            from games.tasks import rank_daily
+
+            rank_daily.delay_on_commit(game.daily.date.isoformat(), game.daily.mode)
     return reason
 
 
@@ -502,6 +535,91 @@ def _inhuman_timing(rows: list[tuple[str, int]]) -> str:
     if median < MIN_HUMAN_MEDIAN_GAP_MS:
         return f"inhuman timing: median gap {median} ms over {len(times)} actions"
     return ""
+
+
+# An account this young whose first ranked game is a flawless win at par is worth a look.
+NEW_ACCOUNT_AGE = timedelta(days=7)
+# A win whose moves follow a solver's winning line this closely was very likely looked up.
+SOLVER_LINE_SHARE = 0.9
+
+
+def _second_account(game: Game, log: list[str]) -> list[str]:
+    """The signs that a ranked game was played with knowledge from another attempt at the
+    same deal (docs/daily.md, "Threat model"):
+
+    - it started from the client address or the browser of another account's attempt at the
+      deal that had finished by then;
+    - a new account's first ranked game won at par or better with no undo;
+    - a win that follows the solver's winning line for at least 90 % of its moves.
+    """
+    daily = game.daily
+    assert daily is not None
+    reasons = []
+    origin = AttemptOrigin.objects.filter(game=game).first()
+    if origin is not None and (origin.address or origin.browser):
+        same = Q(address=origin.address) if origin.address else Q(pk__in=[])
+        if origin.browser:
+            same |= Q(browser=origin.browser)
+        earlier = (
+            AttemptOrigin.objects.filter(same, daily=daily)
+            .exclude(game__user_id=game.user_id)
+            .filter(game__finished_at__lte=game.started_at)
+            .values_list("game_id", flat=True)
+            .first()
+        )
+        if earlier is not None:
+            reasons.append(f"same address or browser as finished attempt {earlier}")
+    if game.status != Game.Status.WON:
+        return reasons
+    first_ranked = not Game.objects.filter(
+        user_id=game.user_id, daily__isnull=False, started_at__lt=game.started_at
+    ).exists()
+    if (
+        first_ranked
+        and game.started_at - game.user.date_joined < NEW_ACCOUNT_AGE
+        and game.moves <= daily.par
+        and game.undos == 0
+    ):
+        reasons.append(
+            f"new account's first ranked game won in {game.moves} moves (par {daily.par})"
+        )
+    share = _line_share(log, daily.solution.split())
+    if share >= SOLVER_LINE_SHARE:
+        reasons.append(f"follows the solver's line for {share:.0%} of its moves")
+    return reasons
+
+
+def _line_share(log: list[str], line: list[str]) -> float:
+    """The share of a log's card moves that follow the card moves of `line` in order: their
+    longest common subsequence over the log's count. Draws and recycles are left out (every
+    line is full of them, so they would match whoever played), and so are undos, the resign
+    and automatic moves."""
+
+    def card_moves(notations: list[str]) -> list[str]:
+        skip = ("draw", "recycle", "undo", "resign")
+        return [n for n in notations if n not in skip and not n.startswith("*")]
+
+    moves, steps = card_moves(log), card_moves(line)
+    if not moves or not steps:
+        return 0.0
+    previous = [0] * (len(steps) + 1)
+    for move in moves:
+        current = [0]
+        for j, step in enumerate(steps):
+            current.append(previous[j] + 1 if move == step else max(previous[j + 1], current[j]))
+        previous = current
+    return previous[-1] / len(moves)
+
+
+# How long the origin of a ranked attempt (client address, browser id) is kept.
+ORIGIN_RETENTION = timedelta(days=30)
+
+
+def origins_purge(*, now: datetime | None = None) -> int:
+    """Delete the origins of ranked attempts older than ORIGIN_RETENTION; returns how many."""
+    now = now or timezone.now()
+    deleted, _ = AttemptOrigin.objects.filter(created_at__lt=now - ORIGIN_RETENTION).delete()
+    return deleted
 
 
 def daily_flag_clear(*, game_id: int) -> None:

@@ -15,7 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import NotFoundError
+from config.api import NotFoundError, client_address
+from config.browser import browser_id
 from games import selectors as game_selectors
 from games.daily import clock, selectors, services
 from games.daily.serializers import (
@@ -76,7 +77,13 @@ class DailyStartView(APIView):
         },
     )
     def post(self, request: Request, day: str, mode: str) -> Response:
-        game, created = services.daily_start(user=request.user, day=_day(day), mode=mode)
+        game, created = services.daily_start(
+            user=request.user,
+            day=_day(day),
+            mode=mode,
+            address=client_address(request),
+            browser=browser_id(request),
+        )
         return Response(
             game_selectors.game_detail(game=game),
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,

@@ -13,15 +13,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action, Auto, DoubleTap, Draw, Move, Recycle, Resign, Tap, Undo
+from .cards import CARDS, Card
 from .codes import DealCode
 from .deal import Deal
 from .errors import IllegalMoveError, NotationError, ReplayError
 from .jsonio import auto_from_dict
 from .notation import format_action, parse_action
 from .rules import Rules
-from .state import GameState
+from .state import GameState, RawPosition
 
-__all__ = ["Outcome", "ReplayResult", "Start", "initial_state", "log_action", "replay"]
+__all__ = [
+    "Outcome",
+    "ReplayResult",
+    "Start",
+    "face_up_cards",
+    "initial_state",
+    "log_action",
+    "replay",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +48,29 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class ReplayResult:
-    """The final state, the score after every log entry, and the outcome."""
+    """The final state, the score after every log entry, and the outcome; with
+    ``track_revealed``, also the cards each entry turned face up (see :func:`replay`)."""
 
     state: GameState
     scores: list[int | None]
     outcome: Outcome
+    revealed: list[tuple[Card, ...]] | None = None
+
+
+def face_up_cards(position: RawPosition) -> list[int]:
+    """Every card a player sees in a position (waste bottom first, foundations, then the
+    face-up part of each column), as card indices.
+
+    >>> from .cards import CARD_NAMES
+    >>> [CARD_NAMES[x] for x in face_up_cards(GameState.from_code("KL1-D1N-AAAAAAG").raw())]
+    ['AD', 'JC', 'KD', '10C', '9D', '3S', 'AH']
+    """
+    tab, down, found, _, waste = position
+    seen = list(waste)
+    seen += [s * 13 + r for s in range(4) for r in range(found[s])]
+    for c in range(7):
+        seen += tab[c][down[c] :]
+    return seen
 
 
 _ACTION_TYPES = frozenset({Move, Draw, Recycle, Undo, Resign, Tap, DoubleTap, Auto})
@@ -79,10 +106,17 @@ def log_action(item: Action | str | Mapping[str, Any]) -> Action:
 def replay(
     start: Start,
     actions: Iterable[Action | str | Mapping[str, Any]],
+    *,
+    track_revealed: bool = False,
 ) -> ReplayResult:
     """Replay a log from the deal; entries are actions, notation lines or JSON dicts.
 
     ``start`` is a code, ``(deal, rules)``, or a ``GameState`` to start from (it is copied).
+
+    With ``track_revealed``, the result's ``revealed`` lists per entry the cards it turned
+    face up: drawn, flipped, or brought back into view by an undo. An action's automatic
+    moves are counted with it, so their own entries reveal nothing. This is all a player can
+    have seen of a deal besides the starting position's face-up cards.
 
     Automatic actions must appear right after the action that set them off, exactly as the
     engine plays them.
@@ -93,6 +127,8 @@ def replay(
     """
     state = initial_state(start)
     scores: list[int | None] = []
+    revealed: list[tuple[Card, ...]] | None = [] if track_revealed else None
+    seen = set(face_up_cards(state.raw())) if track_revealed else set()
     pending: list[Action] = []
     auto_scores: list[int | None] = []
     apply = state.apply
@@ -114,6 +150,8 @@ def replay(
                     f"found {format_action(a)}",
                 )
             scores.append(auto_scores.pop(0))
+            if revealed is not None:
+                revealed.append(())
             continue
         if isinstance(a, Auto):
             raise ReplayError(i, f"unexpected automatic action {format_action(a)}")
@@ -122,6 +160,10 @@ def replay(
         except IllegalMoveError as e:
             raise ReplayError(i, str(e)) from None
         scores.append(rec.score)
+        if revealed is not None:
+            now = face_up_cards(state.raw())
+            revealed.append(tuple(CARDS[x] for x in now if x not in seen))
+            seen = set(now)
         if rec.auto:
             pending = [x.action for x in rec.auto]
             auto_scores = [x.score for x in rec.auto]
@@ -141,4 +183,5 @@ def replay(
             state.undos,
             state.foundation_count,
         ),
+        revealed,
     )

@@ -13,14 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .actions import Action, Auto, Move, Undo
+from .actions import Action, Auto, Move, Recycle, Undo
 from .errors import IllegalMoveError, NotationError, ReplayError
 from .replay import Start, initial_state, log_action
-from .state import Applied
 
 __all__ = ["leaderboard_score"]
-
-_UNPAID_POINTS = {"normal": 10, "vegas": 5}
 
 
 def leaderboard_score(
@@ -33,10 +30,12 @@ def leaderboard_score(
     :raises ReplayError: an entry the rules refuse (``index`` tells which).
     """
     state = initial_state(start)
-    unpaid_per_card = _UNPAID_POINTS.get(state.rules.scoring)
-    if unpaid_per_card is None:
+    if state.score is None:
         return None
-    repeats = 0
+    floored = state.rules.scoring == "normal"
+    # Kept step by step: a recycle's floor may already have swallowed pumped points, so the
+    # repeats cannot just come off the final score.
+    shadow = state.score
     returned: frozenset[int] = frozenset()
     history: list[tuple[int, frozenset[int]]] = []
     for i, item in enumerate(actions):
@@ -47,37 +46,40 @@ def leaderboard_score(
         if isinstance(action, Auto):
             continue  # played, and counted below, with the action that set it off
         counts = list(state.raw().foundations)
+        before = state.score
         try:
             applied = state.apply(action)
         except IllegalMoveError as exc:
             raise ReplayError(i, str(exc)) from None
         if isinstance(action, Undo):
-            repeats, returned = history.pop()
+            shadow, returned = history.pop()
             continue
-        history.append((repeats, returned))
+        history.append((shadow, returned))
         for step in (applied, *applied.auto):
-            repeats, returned = _foundation_traffic(step, counts, repeats, returned)
-    score = state.score
-    assert score is not None
-    penalty = unpaid_per_card * repeats
-    return max(0, score - penalty) if state.rules.scoring == "normal" else score - penalty
+            assert before is not None and step.score is not None  # a scored preset
+            plain = step.action.action if isinstance(step.action, Auto) else step.action
+            repeat, returned = _foundation_traffic(plain, counts, returned)
+            if floored and isinstance(plain, Recycle):
+                shadow = max(shadow - 100, 0)  # the engine floors against its own, pumped score
+            elif not repeat:
+                shadow += step.score - before
+            before = step.score
+    return shadow
 
 
 def _foundation_traffic(
-    step: Applied, counts: list[int], repeats: int, returned: frozenset[int]
-) -> tuple[int, frozenset[int]]:
-    """Follow one step's card to or from a foundation; `counts` tracks the foundations."""
-    move = step.action.action if isinstance(step.action, Auto) else step.action
+    move: Action, counts: list[int], returned: frozenset[int]
+) -> tuple[bool, frozenset[int]]:
+    """Follow one step's card to or from a foundation (`counts` tracks the foundations):
+    whether it places a card returned before, and the returned cards after it."""
     if not isinstance(move, Move):
-        return repeats, returned
+        return False, returned
     if move.dst.startswith("f"):
         suit = int(move.dst[1]) - 1
         counts[suit] += 1
-        card = suit * 13 + counts[suit] - 1
-        return (repeats + 1 if card in returned else repeats), returned
+        return suit * 13 + counts[suit] - 1 in returned, returned
     if move.src.startswith("f"):
         suit = int(move.src[1]) - 1
-        card = suit * 13 + counts[suit] - 1
         counts[suit] -= 1
-        return repeats, returned | {card}
-    return repeats, returned
+        return False, returned | {suit * 13 + counts[suit]}
+    return False, returned

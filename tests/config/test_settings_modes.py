@@ -32,7 +32,9 @@ print(json.dumps({
 
 def _env(**overrides: str) -> dict[str, str]:
     env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_"))
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "DAILY_", "KLONDIKE_VAR_DIR"))
     }
     env.update({"DJANGO_SECRET_KEY": "k" * 50, "DJANGO_SETTINGS_MODULE": "config.settings"})
     env.update(overrides)
@@ -84,8 +86,8 @@ def test_missing_secret_key_stops_start_up_with_a_clear_message():
     assert "DJANGO_SECRET_KEY is not set" in out.stderr
 
 
-def test_debug_mode_runs_without_a_secret_key():
-    env = _env(DJANGO_DEBUG="1")
+def test_debug_mode_runs_without_a_secret_key(tmp_path):
+    env = _env(DJANGO_DEBUG="1", KLONDIKE_VAR_DIR=str(tmp_path))
     del env["DJANGO_SECRET_KEY"]
     out = subprocess.run(
         [sys.executable, "-c", PROBE],

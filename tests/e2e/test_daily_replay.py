@@ -32,9 +32,21 @@ def test_daily_attempt_resign_leaderboard_and_no_second_attempt(page: Any) -> No
 
     page.click('[data-pile="stock"]')
     page.wait_for_selector('[data-pile="waste"] .card.up')
+    drawn = pile_cards(page, "waste")[-1]
     page.click("[data-resign]")
     page.click("dialog[open] [data-confirm]")
     page.wait_for_selector("[data-banner]:not([hidden]) >> text=resigned")
+    game_id = int(page.url.rsplit("/", 1)[1])
+
+    # The board is open: my replay shows only what I saw, and says so.
+    page.goto(f"/replay/{game_id}")
+    page.wait_for_selector("[data-notice]:not([hidden]) >> text=only the cards you saw")
+    assert page.get_attribute('[data-pile="stock"]', "data-count") == "24"
+    page.click("[data-forward]")
+    page.wait_for_function("location.hash === '#m=1'")
+    assert pile_cards(page, "waste")[-1] == drawn
+    assert page.get_attribute('[data-pile="stock"]', "data-count") == "23"
+    screenshot(page, "replay-redacted")
 
     day = page.request.get("/api/v1/daily").json()["date"]
     from django.conf import settings
@@ -46,7 +58,8 @@ def test_daily_attempt_resign_leaderboard_and_no_second_attempt(page: Any) -> No
     page.goto(f"/leaderboards?date={day}&mode=D1N")
     mine = page.wait_for_selector(f'tr.me[data-user="{name}"]')
     assert mine.query_selector("td").inner_text() == "1"
-    assert mine.query_selector('a[href^="/replay/"]')  # finished: the replays are open to me
+    # A finished attempt is a solution: no replay on the board until it is final.
+    assert not mine.query_selector('a[href^="/replay/"]')
     assert "you: #1 of 1" in page.inner_text("[data-summary]")
     screenshot(page, "leaderboard")
 

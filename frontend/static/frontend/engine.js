@@ -68,9 +68,36 @@ export function publicState(pos) {
   };
 }
 
-/** Every position of a replay: positions[k] follows the first k log entries. */
+/** Every position of a replay: positions[k] follows the first k log entries. A redacted
+ *  replay (a daily attempt whose board is still open) has no deal: it starts from what the
+ *  player saw, with face-down cards and the stock unknown (null), and each entry's
+ *  `revealed` cards fill in what it turned face up. */
 export function positions(replay) {
-  const out = [initialPosition(replay.deal)];
-  for (const entry of replay.actions) out.push(applyAction(out[out.length - 1], entry.action, replay.rules.draw));
+  if (!replay.redacted) {
+    const out = [initialPosition(replay.deal)];
+    for (const entry of replay.actions) out.push(applyAction(out[out.length - 1], entry.action, replay.rules.draw));
+    return out;
+  }
+  const out = [{
+    tableau: replay.initial.tableau.map((col) => col.map((card) => ({ card, up: card !== null }))),
+    stock: Array(replay.initial.stock).fill(null),
+    waste: [],
+    foundations: [[], [], [], []],
+    history: [],
+  }];
+  for (const entry of replay.actions) {
+    const next = applyAction(out[out.length - 1], entry.action, replay.rules.draw);
+    // An undo goes back to a position already known; its `revealed` adds nothing.
+    if (entry.action.action !== "undo") reveal(next, entry.revealed);
+    out.push(next);
+  }
   return out;
+}
+
+/** Puts `cards` on the unknown cards now in view, in the server's order: the waste bottom
+ *  first, then the face-up cards of t1 to t7. */
+function reveal(pos, cards) {
+  const queue = [...cards];
+  pos.waste.forEach((card, i) => { if (card === null) pos.waste[i] = queue.shift(); });
+  for (const col of pos.tableau) for (const slot of col) if (slot.up && slot.card === null) slot.card = queue.shift();
 }

@@ -31,7 +31,8 @@ function row(entry, showReplays) {
   const mine = me && entry.user.toLowerCase() === me.username.toLowerCase();
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null, "data-user": entry.user },
     el("td", { class: "num", text: String(entry.rank) }),
-    el("td", {}, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user }), mine ? el("span", { class: "sr-only", text: " (you)" }) : null),
+    el("td", {}, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user }), mine ? el("span", { class: "sr-only", text: " (you)" }) : null,
+      entry.under_review ? el("span", { class: "muted review", text: " under review", title: "Flagged by the integrity check: it leaves the final board unless an admin clears it." }) : null),
     el("td", { text: entry.won ? "Won" : "Not won" }),
     el("td", { class: "num", text: entry.score_display || "—" }),
     el("td", { class: "num", text: String(entry.moves) }),
@@ -50,9 +51,9 @@ async function load(query = `page=${page}`) {
     const board = await api("GET", `/api/v1/leaderboards/daily/${date}/${mode}?${query}`);
     page = board.page;
     history.replaceState(null, "", `?date=${date}&mode=${mode}&page=${page}`);
-    // Replays are open once the board is final; before, only to those who finished their
-    // own attempt (and so are on the board).
-    const showReplays = board.final || !!board.me;
+    // Replays of a daily are open once its board is final: before, a finished game would
+    // be a solution of the deal everybody is still playing.
+    const showReplays = board.final;
     $("[data-rows]").replaceChildren(...board.entries.map((e) => row(e, showReplays)));
     $("[data-table]").hidden = !board.entries.length;
     const you = board.me ? ` · you: #${board.me.rank} of ${board.me.count}, level with or ahead of ${Math.round(board.me.percentile)}% of players` : "";

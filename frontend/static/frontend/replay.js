@@ -172,11 +172,14 @@ document.addEventListener("keydown", (e) => {
     replay = await api("GET", `/api/v1/games/${root.dataset.gameId}/replay`);
   } catch (error) {
     notice(error.status === 404
-      ? "This replay is not available: the game is still being played, it is not yours, or it is today's daily deal and you have not finished your own attempt yet."
+      ? "This replay is not available: the game is still being played, it is not yours, or it is a daily challenge whose board is not final yet."
       : error.message);
     return;
   }
   states = positions(replay).map(publicState);
+  if (replay.redacted) {
+    notice("This daily challenge's board is not final yet: the replay shows only the cards you saw. The whole deal and its analysis open when the board is final.");
+  }
   const result = replay.result;
   $("[data-title]").textContent = `Replay · ${modeName(replay.rules)}${replay.code ? ` · ${replay.code}` : ""}`;
   $("[data-result]").textContent = `${result.won ? "Won" : "Not won"} · ${result.score_display ? `${result.score_display} · ` : ""}${result.moves} moves · ${result.undos} undos · ${formatClock(result.elapsed_ms)}`;

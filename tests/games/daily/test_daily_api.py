@@ -153,27 +153,6 @@ def test_open_daily_code_cannot_be_played_casually(daily, auth_client):
     assert not Game.objects.exists()
 
 
-def test_replay_of_an_open_daily_only_for_players_who_finished(daily, make_user, api_client):
-    from games.daily.services import daily_start
-    from games.services import game_action_apply
-
-    alice, alice_key = make_user("alice")
-    bob, bob_key = make_user("bob")
-    game, _ = daily_start(user=alice, day=DAY, mode="D1N")
-    game_action_apply(game_id=game.pk, user=alice, seq=0, action=engine.Resign())
-    path = f"/api/v1/games/{game.pk}/replay"
-    assert api_client.get(path).status_code == 404  # anonymous
-    api_client.credentials(HTTP_AUTHORIZATION=f"Token {bob_key}")
-    assert api_client.get(path).status_code == 404  # has not played
-    bob_game, _ = daily_start(user=bob, day=DAY, mode="D1N")
-    assert api_client.get(path).status_code == 404  # still playing
-    game_action_apply(game_id=bob_game.pk, user=bob, seq=0, action=engine.Resign())
-    replay = api_client.get(path)
-    assert replay.status_code == 200 and replay.json()["code"] is None
-    api_client.credentials(HTTP_AUTHORIZATION=f"Token {alice_key}")
-    assert api_client.get(path).status_code == 200  # the owner, once over
-
-
 BAD = {
     "unknown mode": ("/api/v1/daily/2026-11-30/D2X/start", "post", 404),
     "mode not configured": ("/api/v1/daily/2026-11-30/D3V/start", "post", 404),

@@ -117,20 +117,6 @@ def test_leaderboard_query_count(
     assert '"games_game"."analysis"' not in page_sql
 
 
-def test_flagged_entries_leave_the_ranking_until_cleared(daily, finished_attempt, api_client):
-    honest = finished_attempt(
-        daily, username="honest", won=True, score=600, moves=150, elapsed_ms=300_000
-    )
-    bot = finished_attempt(daily, username="bot", won=True, score=700, moves=110, elapsed_ms=9_000)
-    Game.objects.filter(pk=bot.pk).update(flag_reason="inhuman timing")
-    daily_services.daily_rank(daily_id=daily.pk)
-    assert [e["user"] for e in _board(api_client)["entries"]] == ["honest"]
-    daily_services.daily_flag_clear(game_id=bot.pk)
-    daily_services.daily_rank(daily_id=daily.pk)
-    assert [e["user"] for e in _board(api_client)["entries"]] == ["bot", "honest"]
-    del honest
-
-
 def test_integrity_flags_inhuman_timing_and_replay_mismatch(daily, make_user):
     from games import engine
     from games.daily.services import daily_start, game_integrity_check

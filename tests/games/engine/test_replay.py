@@ -107,3 +107,22 @@ def test_replay_of_live_play_with_auto_finish() -> None:
     if autos:
         with pytest.raises(ReplayError, match="automatic"):
             replay("KL1-D1R-AAAAAAB", log[: autos[0]] + log[autos[0] + 1 :])  # type: ignore[arg-type]
+
+
+def test_revealed_lists_the_cards_each_entry_turned_face_up():
+    # KL1-D1N-AAAAAAG: t7 is [9H 3C QD 7S QS 4D] AH; the stock draws QH, JH, AS first.
+    result = replay(
+        "KL1-D1N-AAAAAAG", ["draw", "t7-f2", "undo", "undo", "draw"], track_revealed=True
+    )
+    assert [[str(c) for c in cards] for cards in result.revealed] == [
+        ["QH"], ["4D"], [], [], ["QH"]
+    ]  # fmt: skip
+    assert replay("KL1-D1N-AAAAAAG", ["draw"]).revealed is None
+
+
+def test_revealed_cards_come_again_when_drawn_again():
+    result = replay("KL1-D3N-AAAAAAG", ["draw"] * 8 + ["recycle", "draw"], track_revealed=True)
+    revealed = [[str(c) for c in cards] for cards in result.revealed]
+    assert revealed[:2] == [["QH", "JH", "AS"], ["QC", "2S", "2C"]]
+    assert sum(len(cards) for cards in revealed[:8]) == 24  # the whole stock, once each
+    assert revealed[8:] == [[], ["QH", "JH", "AS"]]  # turned face up again after the recycle
