@@ -54,3 +54,31 @@ def test_throttle_history_lives_in_redis(api_client, tight_rates):
     api_client.post("/api/v1/auth/login", {"username": "x", "password": "y"}, format="json")
     keys = get_redis_connection("default").keys("*throttle_login_127.0.0.1*")
     assert keys
+
+
+def test_a_changing_forwarded_for_header_does_not_dodge_the_throttles(api_client, tight_rates):
+    """With no trusted proxy (TRUSTED_PROXIES=0), the connection's address is the client's."""
+    for i in range(3):
+        body = {"username": f"sybil{i}", "password": "correct-horse-battery"}
+        response = api_client.post(
+            "/api/v1/auth/register", body, format="json", HTTP_X_FORWARDED_FOR=f"10.0.0.{i}"
+        )
+        assert response.status_code == (201 if i < 2 else 429)
+    body = {"username": "sybil0", "password": "wrong-wrong-wrong"}
+    codes = [
+        api_client.post(
+            "/api/v1/auth/login", body, format="json", HTTP_X_FORWARDED_FOR=f"10.0.1.{i}"
+        ).status_code
+        for i in range(4)
+    ]
+    assert codes == [401, 401, 401, 429]
+
+
+def test_a_trusted_proxys_forwarded_address_is_the_client(api_client, settings):
+    from config.api import client_address
+
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    request = api_client.get(
+        "/api/v1/health", HTTP_X_FORWARDED_FOR="198.51.100.4, 203.0.113.9"
+    ).wsgi_request
+    assert client_address(request) == "203.0.113.9"  # what the one trusted proxy saw
