@@ -577,11 +577,20 @@ def game_action_apply(
     :raises IllegalMoveApiError: the rules refuse the action; the message names the rule.
     """
     now = timezone.now()
-    game = _live_game(game_id=game_id, user=user, seq=seq) or _game_read(
-        game_id=game_id, user=user, token=token
+    kept = _live_game(game_id=game_id, user=user, seq=seq)
+    game = _check_playable(
+        kept or _game_read(game_id=game_id, user=user, token=token), seq, now, token
     )
-    game = _check_playable(game, seq, now, token)
-    state, applied = _applied(game, action)
+    try:
+        state, applied = _applied(game, action)
+    except IllegalMoveApiError:
+        if kept is None:
+            raise
+        # The kept row may be older than the database's (another process applied an action
+        # since): a stale `seq` answers 409 first, whatever the action.
+        _live_games.discard(game_id)
+        _check_playable(_game_read(game_id=game_id, user=user, token=token), seq, now, token)
+        raise
     if state.is_over:
         return _game_action_apply_locked(
             game_id=game_id, user=user, seq=seq, action=action, token=token
