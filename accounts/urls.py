@@ -8,5 +8,5 @@ urlpatterns = [
     path("auth/logout", views.LogoutView.as_view(), name="auth-logout"),
     path("auth/csrf", views.CsrfView.as_view(), name="auth-csrf"),
     path("me", views.MeView.as_view(), name="me"),
-    path("users/<str:username>", views.UserProfileView.as_view(), name="user-profile"),
+    path("users/<name:username>", views.UserProfileView.as_view(), name="user-profile"),
 ]

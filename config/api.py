@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions, parsers, renderers, status
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -97,8 +98,25 @@ _DRF_CODES = {
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
-    """Render every exception raised in a DRF view in the spec's error format."""
+    """Render every exception raised in a DRF view in the spec's error format, as JSON even
+    where the view's own renderer is another (the schema's YAML, a text export)."""
+    request = context.get("request")
+    if request is not None and not isinstance(
+        getattr(request, "accepted_renderer", None), renderers.JSONRenderer
+    ):
+        request.accepted_renderer = renderers.JSONRenderer()
+        request.accepted_media_type = renderers.JSONRenderer.media_type
+    return _error_response(exc, context)
+
+
+def _error_response(exc: Exception, context: dict[str, Any]) -> Response:
     headers: dict[str, str] = {}
+    if isinstance(exc, RequestDataTooBig):
+        set_rollback()
+        return Response(
+            error_body("request_too_large", "The request body is too large."),
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
     if isinstance(exc, ApplicationError):
         set_rollback()
         return Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)

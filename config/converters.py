@@ -14,3 +14,17 @@ class IdConverter:
 
     def to_url(self, value: int) -> str:
         return str(value)
+
+
+class NameConverter:
+    """A name in a path (a username): any characters but a slash and control characters, so
+    a NUL byte, which no database text column holds, is no route (404), never a database
+    error."""
+
+    regex = "[^/\x00-\x1f\x7f]{1,150}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value

@@ -16,3 +16,9 @@ accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-") or None
 # whole request to a constant view (docs/benchmarks.md).
 max_requests = 100_000
 max_requests_jitter = 10_000
+# Request limits, set on purpose (gunicorn answers past them itself, 400 or 414): the API's
+# paths, queries and headers are short; the bodies are limited by Django
+# (DATA_UPLOAD_MAX_MEMORY_SIZE: 413 in the error format).
+limit_request_line = 4094  # bytes of the request line: longer is 414
+limit_request_fields = 50  # header fields
+limit_request_field_size = 8190  # bytes of one header field

@@ -207,6 +207,8 @@ STORAGES = {
 }
 
 # --- Security -------------------------------------------------------------------------------
+# API bodies are small JSON objects; a larger body is refused (413) before it is read.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # the page reads it to send X-CSRFToken
 X_FRAME_OPTIONS = "DENY"

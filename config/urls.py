@@ -4,10 +4,11 @@ from django.urls import include, path, re_path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.api import error_body
-from config.converters import IdConverter
+from config.converters import IdConverter, NameConverter
 from config.health import HealthView
 
 register_converter(IdConverter, "id")
+register_converter(NameConverter, "name")
 
 
 def api_not_found(request: HttpRequest) -> JsonResponse:

@@ -76,3 +76,29 @@ def test_malformed_page_number_is_400():
         PagePagination().paginate_queryset(list(range(50)), request)
     ok = Request(APIRequestFactory().get("/x", {"page": "2"}))
     assert PagePagination().paginate_queryset(list(range(50)), ok) == list(range(20, 40))
+
+
+def test_a_10_mb_body_is_413_and_stores_nothing(api_client, auth_client):
+    from accounts.models import User
+    from games.models import Action
+
+    big = b'{"username": "' + b"x" * (10 * 1024 * 1024) + b'", "password": "p"}'
+    response = api_client.post("/api/v1/auth/register", big, content_type="application/json")
+    _error(response, 413, "request_too_large")
+    assert not User.objects.filter(username__startswith="xxx").exists()
+    game = auth_client.post("/api/v1/games", {"draw": 1, "preset": "N"}, format="json").json()
+    response = auth_client.post(
+        f"/api/v1/games/{game['id']}/actions", big, content_type="application/json"
+    )
+    _error(response, 413, "request_too_large")
+    assert not Action.objects.exists()
+
+
+@pytest.mark.parametrize("name", ["%00", "a%00b", "%1F", "a%0Ab"])
+def test_a_control_character_in_a_username_is_404(api_client, name):
+    _error(api_client.get(f"/api/v1/users/{name}"), 404, "not_found")
+
+
+def test_a_schema_format_it_does_not_have_is_404_in_json(api_client):
+    _error(api_client.get("/api/v1/schema/?format=xml"), 404, "not_found")
+    assert api_client.get("/api/v1/schema/").status_code == 200  # YAML, as before
