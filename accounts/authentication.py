@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Any
 
 from django.core.cache import cache
@@ -11,7 +12,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 
 from accounts.models import User
+from config.cache import CACHE_ERRORS, cache_get, cache_set
 from config.memo import ProcessMemo
+
+logger = logging.getLogger("accounts.authentication")
 
 TOKEN_CACHE_SECONDS = 300
 # Tokens this process has seen lately, for ProcessTokenAuthentication.
@@ -25,22 +29,36 @@ def token_cache_key(key: str) -> str:
     return "auth:token:" + hashlib.sha256(key.encode()).hexdigest()
 
 
+def token_cache_forget(key: str) -> None:
+    """Drop a token's entry from the shared cache (logout), even while this process leaves the
+    cache alone. If the cache cannot answer, the token is revoked all the same: its entry
+    there may then outlive it by up to TOKEN_CACHE_SECONDS, should that cache come back with
+    its data, and moves, which check the token in the database, refuse it at once."""
+    try:
+        cache.delete(token_cache_key(key))
+    except CACHE_ERRORS:
+        logger.warning(
+            "logout: the cache did not answer; its token entry may linger", exc_info=True
+        )
+
+
 class CachedTokenAuthentication(TokenAuthentication):
     """`Authorization: Token <key>`, answering from the cache when it can.
 
     The cached entry is dropped on logout (`accounts.services.user_logout`); an account that
     is deactivated stops authenticating within TOKEN_CACHE_SECONDS, and every write that
     could give it something (a game, a ranked attempt, a hint, a move) checks the database
-    first (`user_check_active`, and the move's own statements).
+    first (`user_check_active`, and the move's own statements). A cache that cannot answer
+    is a miss, and the database answers (`config.cache.cache_get`).
     """
 
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
         cache_key = token_cache_key(key)
-        cached = cache.get(cache_key)
+        cached = cache_get(cache_key)
         if cached is not None:
             return cached
         user, token = super().authenticate_credentials(key)
-        cache.set(cache_key, (user, token), TOKEN_CACHE_SECONDS)
+        cache_set(cache_key, (user, token), TOKEN_CACHE_SECONDS)
         return user, token
 
 

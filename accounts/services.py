@@ -1,21 +1,52 @@
-"""Account writes: register, log in, log out. Views call these; they hold the rules."""
+"""Account writes: register, log in, log out, reset a forgotten password. Views call these;
+they hold the rules."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from axes.handlers.proxy import AxesProxyHandler
+from django.conf import settings
 from django.contrib.auth import authenticate
+from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.tokens import default_token_generator
 from django.core.cache import cache
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.http import HttpRequest
+from django.utils.encoding import force_str
+from django.utils.http import urlsafe_base64_decode
+from kombu.exceptions import OperationalError
+from rest_framework import status
 from rest_framework.authtoken.models import Token
 
-from accounts.authentication import token_cache_key
+from accounts import lockout
+from accounts.authentication import token_cache_forget
 from accounts.models import User
 from config.api import ApplicationError
+
+logger = logging.getLogger("accounts.services")
+
+# Names a player may not take, in any letter case: they would pass for the site speaking.
+RESERVED_USERNAMES = frozenset(
+    {"admin", "root", "support", "moderator", "system", "staff", "klondike"}
+)
+# At most one reset e-mail per account in this many seconds, however often it is asked for.
+PASSWORD_RESET_MAIL_INTERVAL_S = 60
+PASSWORD_RESET_SUBJECT_TEMPLATE = "registration/klondike_password_reset_subject.txt"
+PASSWORD_RESET_EMAIL_TEMPLATE = "registration/klondike_password_reset_email.txt"
 
 
 class UsernameTakenError(ApplicationError):
     code = "invalid"
+
+
+class MailUnavailableError(ApplicationError):
+    status_code = 503
+    code = "unavailable"
 
 
 class InvalidCredentialsError(ApplicationError):
@@ -23,13 +54,29 @@ class InvalidCredentialsError(ApplicationError):
     code = "invalid_credentials"
 
 
+class LoginLockedError(ApplicationError):
+    """Too many failed logins for the account or from the address; `retry_after` seconds."""
+
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    code = "throttled"
+
+
+class InvalidResetLinkError(ApplicationError):
+    code = "invalid"
+
+
 @transaction.atomic
 def user_register(*, username: str, password: str, email: str = "") -> tuple[User, Token]:
     """Create a user and their API token.
 
+    :raises ApplicationError: the name is reserved (RESERVED_USERNAMES, in any letter case), or
+        the password fails the validators (code `invalid`).
     :raises UsernameTakenError: the name is taken, in any letter case.
-    :raises ApplicationError: the password fails Django's validators (code `invalid`).
     """
+    if username.lower() in RESERVED_USERNAMES:
+        raise ApplicationError(
+            "That username is reserved.", fields={"username": ["That username is reserved."]}
+        )
     if User.objects.filter(username__iexact=username).exists():
         raise UsernameTakenError(
             "That username is taken.", fields={"username": ["That username is taken."]}
@@ -53,14 +100,24 @@ def user_register(*, username: str, password: str, email: str = "") -> tuple[Use
     return candidate, token
 
 
-def user_login(*, username: str, password: str) -> tuple[User, Token]:
+def user_login(*, request: HttpRequest, username: str, password: str) -> tuple[User, Token]:
     """Check the credentials (username in any case) and return the user and their token.
 
+    `request` goes to `authenticate()`, so that django-axes counts a failure against the
+    account and the client address, and refuses a locked-out login before hashing anything.
+    Not atomic on purpose: a failure is recorded even though this raises.
+
+    :raises LoginLockedError: too many failed logins for the account or from the address
+        (this failure may be the one that reached the limit); `retry_after` seconds.
     :raises InvalidCredentialsError: unknown user, wrong password or inactive account.
     """
     stored = User.objects.filter(username__iexact=username).only("username").first()
-    user = authenticate(username=stored.username if stored else username, password=password)
+    name = stored.username if stored else username
+    user = authenticate(request, username=name, password=password)
     if user is None:
+        if getattr(request, "axes_locked_out", False):
+            seconds = lockout.lockout_seconds_left(request=request, credentials={"username": name})
+            raise LoginLockedError(lockout.locked_message(seconds), retry_after=seconds)
         raise InvalidCredentialsError("Wrong username or password.")
     token, _ = Token.objects.get_or_create(user=user)
     return user, token  # type: ignore[return-value]
@@ -70,5 +127,94 @@ def user_login(*, username: str, password: str) -> tuple[User, Token]:
 def user_logout(*, user: User) -> None:
     """Revoke the user's API token (every script logged in with it) and its cache entry."""
     for token in Token.objects.filter(user=user):
-        cache.delete(token_cache_key(token.key))
+        token_cache_forget(token.key)
         token.delete()
+
+
+def user_password_reset_request(*, email: str, domain: str, use_https: bool) -> None:
+    """Have a password reset link e-mailed to the accounts with this address, if any.
+
+    Sends a task and looks nothing up here, so the caller's answer takes the same time whether
+    or not the address belongs to an account. `domain` (the request's host, checked against
+    ALLOWED_HOSTS) and `use_https` make the link.
+
+    :raises MailUnavailableError: the task queue cannot take the request (Redis down); the
+        same answer for every address.
+    """
+    from accounts.tasks import send_password_reset
+
+    try:
+        send_password_reset.delay(email, domain, use_https)
+    except OperationalError:  # kombu's: the broker is away
+        logger.warning("password reset: the task queue did not answer", exc_info=True)
+        raise MailUnavailableError(
+            "Password reset e-mails cannot be sent just now; please try again in a few minutes."
+        ) from None
+
+
+class _ResetForm(PasswordResetForm):
+    """Django's reset form, sending to an account at most once per interval."""
+
+    def get_users(self, email: str) -> Iterator[Any]:
+        for user in super().get_users(email):
+            if cache.add(f"accounts:reset-mail:{user.pk}", 1, PASSWORD_RESET_MAIL_INTERVAL_S):
+                yield user
+
+
+def user_password_reset_send(*, email: str, domain: str, use_https: bool) -> None:
+    """E-mail a reset link to each active account with this address (any case) and a usable
+    password, unless one was sent to it in the last PASSWORD_RESET_MAIL_INTERVAL_S seconds.
+
+    The link, `<scheme>://<domain>/password-reset/<uid>/<token>`, carries Django's
+    `default_token_generator` token: it expires after PASSWORD_RESET_TIMEOUT and stops working
+    once the password changes or the account signs in on the site. An address that is not
+    well formed, or matches no account, sends nothing.
+    """
+    form = _ResetForm({"email": email})
+    if not form.is_valid():
+        return
+    form.save(
+        domain_override=domain,
+        use_https=use_https,
+        token_generator=default_token_generator,
+        subject_template_name=PASSWORD_RESET_SUBJECT_TEMPLATE,
+        email_template_name=PASSWORD_RESET_EMAIL_TEMPLATE,
+        extra_email_context={"valid_minutes": settings.PASSWORD_RESET_TIMEOUT // 60},
+    )
+
+
+def _reset_link_user(*, uid: str, token: str) -> User:
+    """The active account a reset link names, if its token is valid.
+
+    :raises InvalidResetLinkError: the uid names no active account, or the token is forged,
+        expired or used (it is bound to the password it was issued under).
+    """
+    try:
+        pk = int(force_str(urlsafe_base64_decode(uid)))
+        user = User.objects.get(pk=pk, is_active=True)
+    except (TypeError, ValueError, OverflowError, User.DoesNotExist):
+        user = None
+    if user is None or not default_token_generator.check_token(user, token):
+        message = "This password reset link is invalid or has expired. Ask for a new one."
+        raise InvalidResetLinkError(message, fields={"token": [message]})
+    return user
+
+
+@transaction.atomic
+def user_password_reset_confirm(*, uid: str, token: str, new_password: str) -> User:
+    """Set a new password with a reset link's uid and token, then revoke the account's API
+    tokens (its sessions end too: they were bound to the old password) and lift its login
+    lockout. The link works once: the token is bound to the old password.
+
+    :raises InvalidResetLinkError: a bad, forged, expired or used link (code `invalid`).
+    :raises ApplicationError: the new password fails the validators (code `invalid`).
+    """
+    user = _reset_link_user(uid=uid, token=token)
+    form = SetPasswordForm(user, {"new_password1": new_password, "new_password2": new_password})
+    if not form.is_valid():
+        messages = [str(m) for errors in form.errors.values() for m in errors]
+        raise ApplicationError(messages[0], fields={"new_password": messages})
+    form.save()
+    user_logout(user=user)
+    AxesProxyHandler.reset_attempts(username=lockout.lockout_key(username=user.username))
+    return user

@@ -6,6 +6,12 @@ urlpatterns = [
     path("auth/register", views.RegisterView.as_view(), name="auth-register"),
     path("auth/login", views.LoginView.as_view(), name="auth-login"),
     path("auth/logout", views.LogoutView.as_view(), name="auth-logout"),
+    path("auth/password-reset", views.PasswordResetView.as_view(), name="auth-password-reset"),
+    path(
+        "auth/password-reset/confirm",
+        views.PasswordResetConfirmView.as_view(),
+        name="auth-password-reset-confirm",
+    ),
     path("auth/csrf", views.CsrfView.as_view(), name="auth-csrf"),
     path("me", views.MeView.as_view(), name="me"),
     path("users/<name:username>", views.UserProfileView.as_view(), name="user-profile"),

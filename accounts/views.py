@@ -15,6 +15,7 @@ from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from accounts import selectors, services
@@ -96,10 +97,73 @@ class LoginView(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         wants_session = _wants_session(request)
-        user, token = services.user_login(**data.validated_data)
+        user, token = services.user_login(request=request._request, **data.validated_data)
         if wants_session:
             _start_session(request, user)
         return Response({"user": UserSerializer(user).data, "token": token.key})
+
+
+class BorrowedRateThrottle(ScopedThrottle):
+    """The view's own scope, counted apart from the others, at the rate of the scope the view
+    names in `throttle_rate_of`, unless DEFAULT_THROTTLE_RATES gives its own scope a rate."""
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        self.rate_of = getattr(view, "throttle_rate_of", None)
+        return super().allow_request(request, view)  # type: ignore[no-any-return]
+
+    def get_rate(self) -> str | None:
+        rates = api_settings.DEFAULT_THROTTLE_RATES
+        return rates.get(self.scope) or rates.get(self.rate_of)
+
+
+class PasswordResetView(APIView):
+    """Asks for a reset link by e-mail; the answer never tells whether the address is known."""
+
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+    throttle_classes = [BorrowedRateThrottle]
+    throttle_scope = "password_reset"
+    throttle_rate_of = "register"  # each request may send an e-mail
+
+    class InputSerializer(serializers.Serializer[dict[str, str]]):
+        email = serializers.EmailField(max_length=254)
+
+    class OutputSerializer(serializers.Serializer[dict[str, str]]):
+        detail = serializers.CharField()
+
+    @extend_schema(request=InputSerializer, responses={202: OutputSerializer}, auth=[])
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.user_password_reset_request(
+            email=data.validated_data["email"],
+            domain=request.get_host(),
+            use_https=request.is_secure(),
+        )
+        detail = "If an account has this e-mail address, a reset link is on its way to it."
+        return Response({"detail": detail}, status=status.HTTP_202_ACCEPTED)
+
+
+class PasswordResetConfirmView(APIView):
+    """Sets a new password with the uid and token of a reset link."""
+
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+    throttle_classes = [BorrowedRateThrottle]
+    throttle_scope = "password_reset_confirm"
+    throttle_rate_of = "login"  # a credential check, as a login is
+
+    class InputSerializer(serializers.Serializer[dict[str, str]]):
+        uid = StrictCharField(max_length=64)
+        token = StrictCharField(max_length=128)
+        new_password = StrictCharField(max_length=128, trim_whitespace=False)
+
+    @extend_schema(request=InputSerializer, responses={204: None}, auth=[])
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.user_password_reset_confirm(**data.validated_data)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class LogoutView(APIView):

@@ -6,6 +6,7 @@ Every 4xx/5xx body is `{"error": {"code": "<snake_case>", "message": "<text>", .
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 import logging
 import threading
@@ -23,6 +24,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 from rest_framework.views import set_rollback
 
+from config.cache import CACHE_ERRORS, cache_failed, cache_paused
 from config.memo import ProcessMemo
 
 logger = logging.getLogger("config.api")
@@ -177,12 +179,61 @@ def client_address(request: Any) -> str | None:
         return None
 
 
+class _ProcessThrottleCache:
+    """The cache calls the throttles make (get, set, add, incr), answered from this process's
+    memory: their counts while the shared cache cannot answer. Each process then counts
+    alone, so a limit holds per server process (a degraded mode, for as long as Redis is
+    away). Timeouts are not kept: DRF's history drops its old times itself, and a counter's
+    key names its window; the least recently used entries go first."""
+
+    def __init__(self) -> None:
+        self._kept: ProcessMemo[str, Any] = ProcessMemo(max_entries=20_000)
+        self._lock = threading.Lock()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self._kept.get(key)
+        return default if value is None else copy.copy(value)  # DRF edits the list it reads
+
+    def set(self, key: str, value: Any, timeout: float | None = None) -> None:
+        self._kept.put(key, value)
+
+    def add(self, key: str, value: Any, timeout: float | None = None) -> bool:
+        with self._lock:
+            if self._kept.get(key) is not None:
+                return False
+            self._kept.put(key, value)
+            return True
+
+    def incr(self, key: str, delta: int = 1) -> int:
+        with self._lock:
+            value = self._kept.get(key)
+            if value is None:
+                raise ValueError(f"Key {key!r} not found.")  # as Django's caches do
+            self._kept.put(key, value + delta)
+            return int(value + delta)
+
+
+_process_throttle_cache = _ProcessThrottleCache()
+
+
 class ScopedThrottle(ScopedRateThrottle):
-    """Scoped throttle that reads its rates when asked, so settings overrides apply."""
+    """Scoped throttle that reads its rates when asked, so settings overrides apply.
+
+    While the shared cache cannot answer, it counts in this process's memory instead: the
+    limit then holds per server process (`_ProcessThrottleCache`)."""
 
     def get_rate(self) -> str | None:
         rates = api_settings.DEFAULT_THROTTLE_RATES
         return rates.get(self.scope) if self.scope else None
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if not cache_paused():
+            try:
+                return bool(super().allow_request(request, view))
+            except CACHE_ERRORS:
+                cache_failed(f"throttle {self.scope}")
+        self.cache = _process_throttle_cache
+        return bool(super().allow_request(request, view))
 
 
 # Per client and window, in this process: [window, shared count when last added, not added yet].
@@ -236,11 +287,20 @@ class CounterThrottle(ScopedThrottle):
         return shared <= self.num_requests
 
     def _add(self, key: str, n: int) -> int:
-        """Add `n` to the shared counter `key` of this window; returns its new value."""
+        """Add `n` to the shared counter `key` of this window; returns its new value. While
+        the shared cache cannot answer, the counter is this process's own."""
+        if not cache_paused():
+            try:
+                return self._add_to(self.cache, key, n)
+            except CACHE_ERRORS:
+                cache_failed(f"throttle {self.scope}")
+        return self._add_to(_process_throttle_cache, key, n)
+
+    def _add_to(self, counters: Any, key: str, n: int) -> int:
         try:
-            return int(self.cache.incr(key, n))
+            return int(counters.incr(key, n))
         except ValueError:  # the window's first requests; `add` settles a race for it
-            return n if self.cache.add(key, n, self.duration + 1) else int(self.cache.incr(key, n))
+            return n if counters.add(key, n, self.duration + 1) else int(counters.incr(key, n))
 
     def wait(self) -> float:
         return max(0.0, self.window_end - self.now)

@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import logging
 import os
+from typing import Any
 
 from celery import Celery
+from celery.contrib.django.task import DjangoTask
+from django.db import transaction
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-app = Celery("klondike")
+logger = logging.getLogger("config.celery")
+
+
+class AfterCommitTask(DjangoTask):
+    """A task whose `delay_on_commit` never fails the request that committed: a broker that
+    cannot take the task (Redis down or hanging) is logged, and the caller's answer stands.
+    What is lost is caught up: the ranking every minute (`rank_open_boards`) and at the close;
+    an integrity check or an analysis is simply missing."""
+
+    def delay_on_commit(self, *args: Any, **kwargs: Any) -> None:
+        def send() -> None:
+            try:
+                self.delay(*args, **kwargs)
+            except Exception:  # the transaction has committed: nothing to undo
+                logger.exception("could not send %s%r after the commit", self.name, args)
+
+        transaction.on_commit(send)
+
+
+app = Celery("klondike", task_cls=AfterCommitTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

@@ -173,3 +173,43 @@ THROTTLE_MOVES = env_str("THROTTLE_MOVES", "600/min")
 TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
 if TRUSTED_PROXIES < 0:
     raise ImproperlyConfigured("TRUSTED_PROXIES is a count of proxies: 0 or more.")
+
+# Solver searches (hints) one host runs at once, across all its server processes; a hint
+# asked while they are all busy answers at once without searching.
+SOLVER_SEARCHES_AT_ONCE = env_int("SOLVER_SEARCHES_AT_ONCE", 1)
+if SOLVER_SEARCHES_AT_ONCE < 1:
+    raise ImproperlyConfigured("SOLVER_SEARCHES_AT_ONCE is at least 1.")
+# More scoped rates: hints, game creation (casual games and ranked starts) and exports, per
+# player.
+THROTTLE_HINTS = env_str("THROTTLE_HINTS", "60/min")
+THROTTLE_GAMES = env_str("THROTTLE_GAMES", "30/min")
+THROTTLE_EXPORT = env_str("THROTTLE_EXPORT", "6/min")
+
+# The owner's connection to the same PostgreSQL database, for `manage.py migrate` and the test
+# suite only (never the web, worker or beat processes). A process that has it connects as the
+# owner, and the migrations grant DATABASE_URL's role the service's privileges. Ignored without
+# DATABASE_URL.
+DATABASE_MIGRATE_URL = env_str("DATABASE_MIGRATE_URL")
+
+# Failed logins (API and admin alike) lock out an account, and separately a client address,
+# after LOGIN_FAILURE_LIMIT failures within LOGIN_LOCKOUT_MINUTES, until that much time has
+# passed since the failures that reached the limit (django-axes, counted in the database).
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15)
+if LOGIN_FAILURE_LIMIT < 1 or LOGIN_LOCKOUT_MINUTES < 1:
+    raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_MINUTES must be 1 or more.")
+
+# Outgoing e-mail (password reset links). EMAIL_HOST set: sent over SMTP with these settings.
+# Unset: no mail leaves the machine; each message is written as a file under VAR_DIR/mail.
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "") or ""
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "") or ""
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", default=False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured(
+        "EMAIL_USE_TLS (STARTTLS, usually port 587) and EMAIL_USE_SSL (implicit TLS, usually "
+        "port 465) exclude each other: set one of them to 0."
+    )
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Klondike Daily <noreply@localhost>")

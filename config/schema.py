@@ -51,3 +51,15 @@ def paginated(item: Any, name: str) -> Any:
             "results": item(many=True),
         },
     )
+
+
+def swagger_ui_view() -> Any:
+    """The Swagger UI page (/api/v1/docs/): drf-spectacular's split view, which serves its
+    script from a URL, as the CSP wants; its template still carries a <style> block, so this
+    one page also allows inline styles (never inline scripts)."""
+    from csp.constants import UNSAFE_INLINE
+    from csp.decorators import csp_update
+    from drf_spectacular.views import SpectacularSwaggerSplitView
+
+    view = SpectacularSwaggerSplitView.as_view(url_name="schema")
+    return csp_update({"style-src": [UNSAFE_INLINE]})(view)

@@ -8,6 +8,7 @@ Two modes share this one file:
 from __future__ import annotations
 
 import dj_database_url
+from csp import constants as csp
 
 from config import env
 
@@ -29,6 +30,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
+    "axes",
     "accounts",
     "games",
     "frontend",
@@ -44,6 +47,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.browser.BrowserIdMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it replaces a locked-out login's answer (accounts.lockout).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -66,6 +72,12 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------------
+# PostgreSQL has two roles (docs/architecture.md): the service's (DATABASE_URL), which may only
+# read and append to the move log, and the owner (DATABASE_MIGRATE_URL), which owns the tables.
+# A process given the owner's URL (`manage.py migrate`, the test suite) connects as the owner,
+# and SERVICE_DATABASE names the service's role: the migrations grant it its privileges, and
+# tests connect as it. None: one role does everything (and can rewrite the log).
+SERVICE_DATABASE: dict[str, object] | None = None
 if env.DATABASE_URL:
     DATABASES = {
         # Persistent connections, without the per-request health check: that check is a
@@ -73,9 +85,23 @@ if env.DATABASE_URL:
         # database work. After a database restart, a stale connection fails one request and
         # is then closed and replaced (Django closes a connection that saw an error).
         "default": dj_database_url.parse(
-            env.DATABASE_URL, conn_max_age=60, conn_health_checks=False
+            env.DATABASE_MIGRATE_URL or env.DATABASE_URL, conn_max_age=60, conn_health_checks=False
         )
     }
+    if env.DATABASE_MIGRATE_URL:
+        from django.core.exceptions import ImproperlyConfigured
+
+        _owner, _service = DATABASES["default"], dj_database_url.parse(env.DATABASE_URL)
+        if not (
+            _owner["ENGINE"] == _service["ENGINE"] == "django.db.backends.postgresql"
+            and _owner["NAME"] == _service["NAME"]
+            and _owner["USER"] != _service["USER"]
+        ):
+            raise ImproperlyConfigured(
+                "DATABASE_MIGRATE_URL must name the owner of DATABASE_URL's PostgreSQL database,"
+                " a role other than DATABASE_URL's."
+            )
+        SERVICE_DATABASE = {key: _service[key] for key in ("USER", "PASSWORD", "HOST", "PORT")}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # Statements sent with server-side binding are prepared on their first use on a
         # connection. Only the move's hot path sends such statements (games.services); Django's
@@ -105,6 +131,9 @@ AUTH_USER_MODEL = "accounts.User"
 # --- Cache, Celery --------------------------------------------------------------------------
 EMBEDDED = env.REDIS_URL is None
 REDIS_URL = env.REDIS_URL
+# A Redis that is down or hangs costs a call at most this long (redis-py waits 5 s by default),
+# for the cache and the broker alike; then the caller goes on without it (config.api).
+REDIS_TIMEOUT_S = 0.25
 
 if EMBEDDED:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -117,11 +146,30 @@ else:
         "default": {
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": env.REDIS_URL,
-            "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient"},
+            # No IGNORE_EXCEPTIONS: it would make a dead Redis look empty to callers that must
+            # know (throttles, health, logout); they catch config.cache.CACHE_ERRORS themselves.
+            "OPTIONS": {
+                "CLIENT_CLASS": "django_redis.client.DefaultClient",
+                "SOCKET_CONNECT_TIMEOUT": REDIS_TIMEOUT_S,
+                "SOCKET_TIMEOUT": REDIS_TIMEOUT_S,
+            },
         }
     }
     CELERY_BROKER_URL = env.REDIS_URL
     CELERY_RESULT_BACKEND = env.REDIS_URL
+    # No code reads a task's result. Sending a task that keeps one also subscribes to it on
+    # Redis, which with Redis down retries for 19 s and then fails; so none is kept.
+    CELERY_TASK_IGNORE_RESULT = True
+    # A publish to a Redis that is down or hangs fails (kombu's OperationalError) within about
+    # half a second: one retry, for a pooled connection that Redis closed on a restart, and
+    # short socket timeouts (below).
+    CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_TIMEOUT_S
+    CELERY_TASK_PUBLISH_RETRY_POLICY = {
+        "max_retries": 1,
+        "interval_start": 0,
+        "interval_step": 0.2,
+        "interval_max": 0.2,
+    }
 
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -132,9 +180,23 @@ CELERY_TASK_SOFT_TIME_LIMIT = 60
 CELERY_TASK_TIME_LIMIT = 90
 CELERY_RESULT_EXPIRES = 3600
 # With Redis as broker, an unacknowledged task is redelivered after this; it must outlast
-# every countdown and ETA we use.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# every countdown and ETA we use. The socket timeouts bound a publish's wait on Redis; a
+# worker's BRPOP is not bound by them (kombu reads it only once the socket is readable).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 3600,
+    "socket_timeout": REDIS_TIMEOUT_S,
+    "socket_connect_timeout": REDIS_TIMEOUT_S,
+}
 CELERY_TASK_ACKS_LATE = False  # idempotent tasks opt in with acks_late=True
+# Ranking (and the integrity check that may change a rank) on a queue of its own, so a pile of
+# analyses (seconds of solver time each) never holds up a leaderboard; the analyses on theirs.
+# A worker must consume all three (`-Q ranking,celery,analysis`); docker-compose runs one for
+# ranking and the beat's tasks and one for analyses.
+CELERY_TASK_ROUTES = {
+    "games.tasks.rank_daily": {"queue": "ranking"},
+    "games.tasks.check_game_integrity": {"queue": "ranking"},
+    "games.tasks.analyse_game": {"queue": "analysis"},
+}
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "ensure-daily-deals": {"task": "games.tasks.ensure_daily_deals", "schedule": 600.0},
     "rank-open-boards": {"task": "games.tasks.rank_open_boards", "schedule": 60.0},
@@ -143,12 +205,62 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
 
 # --- Auth -----------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "accounts.validators.NotOnlySpacesValidator"},
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "/signin"
+# A reset link works for an hour, and once (it is bound to the password it replaces).
+PASSWORD_RESET_TIMEOUT = 3600
+
+# Repeated failed logins, the API's and the admin's alike, lock out the account and, apart,
+# the client address (django-axes; accounts/lockout.py). Its backend comes first and refuses a
+# locked login before any password is hashed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failures are rows in the database: shared by every process, kept without Redis.
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_FAILURE_LIMIT = env.LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = env.LOGIN_LOCKOUT_MINUTES / 60  # in hours, as django-axes reads a float
+# An attempt while locked is refused without being counted: it neither extends the lock (an
+# honest player retrying does not lock themselves out for longer) nor costs a write.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# A success does not wipe the failures: it would also wipe the address's count, which an
+# attacker could then reset by logging in to an account of their own.
+AXES_RESET_ON_SUCCESS = False
+AXES_USERNAME_FORM_FIELD = "username"
+AXES_USERNAME_CALLABLE = "accounts.lockout.lockout_username"  # any letter case: one account
+# The client as the throttles count it: REMOTE_ADDR, or with TRUSTED_PROXIES the address the
+# farthest trusted proxy saw; never an X-Forwarded-For the client wrote (no django-ipware).
+AXES_CLIENT_IP_CALLABLE = "config.api.client_address"
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+# No row per successful login or logout (a table that would only grow); failures are kept
+# until their cool-off has passed.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "csrfmiddlewaretoken"]
+
+# --- E-mail (password reset links) ---------------------------------------------------------
+DEFAULT_FROM_EMAIL = env.DEFAULT_FROM_EMAIL
+if env.EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = env.EMAIL_HOST
+    EMAIL_PORT = env.EMAIL_PORT
+    EMAIL_HOST_USER = env.EMAIL_HOST_USER
+    EMAIL_HOST_PASSWORD = env.EMAIL_HOST_PASSWORD
+    EMAIL_USE_TLS = env.EMAIL_USE_TLS
+    EMAIL_USE_SSL = env.EMAIL_USE_SSL
+    EMAIL_TIMEOUT = 10  # seconds; a mail server that hangs must not hold a worker
+else:
+    # No mail server: each message is a file under VAR_DIR/mail, where a developer opens the
+    # link. Not the console backend: that would print live reset links into the server's log.
+    # `manage.py check --deploy` warns when the scaled stack runs like this (accounts.checks).
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = env.VAR_DIR / "mail"
 
 # --- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -167,6 +279,9 @@ REST_FRAMEWORK = {
         "login": env.THROTTLE_LOGIN,
         "register": env.THROTTLE_REGISTER,
         "moves": env.THROTTLE_MOVES,
+        "hints": env.THROTTLE_HINTS,
+        "games": env.THROTTLE_GAMES,
+        "export": env.THROTTLE_EXPORT,
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Throttles and the integrity check count the real client: X-Forwarded-For only as far
@@ -207,6 +322,23 @@ STORAGES = {
 }
 
 # --- Security -------------------------------------------------------------------------------
+# Content-Security-Policy on every answer (django-csp): scripts, styles, images, fonts and
+# requests from this site only, no inline script or style markup (the pages load modules from
+# static files; a script may still set an element's style properties), no plugins, no frames.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [csp.SELF],
+        "script-src": [csp.SELF],
+        "style-src": [csp.SELF],
+        "img-src": [csp.SELF, "data:"],  # the favicon is a data: SVG
+        "font-src": [csp.SELF],
+        "connect-src": [csp.SELF],
+        "object-src": [csp.NONE],
+        "base-uri": [csp.NONE],
+        "form-action": [csp.SELF],
+        "frame-ancestors": [csp.NONE],
+    },
+}
 # API bodies are small JSON objects; a larger body is refused (413) before it is read.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 SESSION_COOKIE_HTTPONLY = True
@@ -240,4 +372,5 @@ LOGGING = {
 DAILY_MODES = env.DAILY_MODES
 DAILY_SECRET = env.DAILY_SECRET
 DAILY_SOLVE_BUDGET_S = env.DAILY_SOLVE_BUDGET_S
+SOLVER_SEARCHES_AT_ONCE = env.SOLVER_SEARCHES_AT_ONCE
 CSRF_FAILURE_VIEW = "config.api.csrf_failure"

@@ -1,11 +1,12 @@
 from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path, register_converter
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
 from config.api import error_body
 from config.converters import IdConverter, NameConverter
 from config.health import HealthView
+from config.schema import swagger_ui_view
 
 register_converter(IdConverter, "id")
 register_converter(NameConverter, "name")
@@ -22,7 +23,7 @@ api_v1 = [
     path("", include("games.daily.urls")),
     path("health", HealthView.as_view(), name="health"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("docs/", swagger_ui_view(), name="swagger-ui"),
 ]
 
 urlpatterns = [

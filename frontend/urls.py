@@ -6,6 +6,12 @@ urlpatterns = [
     path("", views.landing, name="landing"),
     path("signin", views.signin, name="signin"),
     path("signup", views.signup, name="signup"),
+    path("password-reset", views.password_reset, name="password-reset"),
+    path(
+        "password-reset/<str:uidb64>/<str:token>",
+        views.password_reset_confirm,
+        name="password-reset-confirm",
+    ),
     path("play", views.play, name="play"),
     path("play/<int:game_id>", views.play, name="play-game"),
     path("daily", views.daily, name="daily"),

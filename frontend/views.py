@@ -23,6 +23,9 @@ def _page(template: str, nav: str = "", **context: object) -> Callable[..., Http
 landing = _page("landing.html")
 signin = _page("auth.html", mode="signin")
 signup = _page("auth.html", mode="signup")
+# The link of a reset e-mail opens the second page; its uid and token go to the page's script.
+password_reset = _page("password_reset.html", mode="request")
+password_reset_confirm = _page("password_reset.html", mode="confirm")
 play = _page("play.html", "play")
 daily = _page("daily.html", "daily")
 leaderboards = _page("leaderboards.html", "leaderboards")

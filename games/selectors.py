@@ -7,25 +7,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
-from django.core.cache import cache
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
 
-from accounts.authentication import user_check_active
 from accounts.models import User
-from config.api import ForbiddenError
 from games import engine
-from games.engine import solver
-from games.errors import GameNotFoundError, GameOverError
+from games.errors import GameNotFoundError
 from games.models import Action, DailyStreak, Game
 from games.services import game_code, game_rules, game_state
 
 logger = logging.getLogger(__name__)
-
-HINT_BUDGET_S = 0.5
-# A game's last winning line from a hint, so that the next hint follows it (solver.hint).
-HINT_LINE_KEY = "hint-line:v1"
-HINT_LINE_TTL_S = 3600
 
 
 def daily_board_open(game: Game) -> bool:
@@ -174,47 +165,6 @@ def game_replay(*, game: Game) -> dict[str, Any]:
         },
         "analysis": None if redacted else game.analysis,
     }
-
-
-def game_hint(*, game: Game) -> dict[str, Any]:
-    """The next action of a solution from the current position, or a heuristic move, or
-    `null` when nothing productive is left.
-
-    :raises AuthenticationFailed: the account was deactivated.
-    :raises GameOverError: the game is over.
-    :raises ForbiddenError: a ranked daily attempt (no hints there).
-    """
-    user_check_active(user_id=game.user_id)
-    if game.daily_id is not None:
-        raise ForbiddenError("No hints in a ranked daily attempt.")
-    if game.is_over:
-        raise GameOverError(f"The game is over ({game.status}); there is nothing to hint.")
-    key = f"{HINT_LINE_KEY}:{game.pk}"
-    hint = solver.hint(game_state(game), budget_s=HINT_BUDGET_S, line=_hint_line_get(key))
-    if hint.line:
-        # A cache entry, not a record: writing it here keeps the read a read. Kept on the
-        # server only: the line would give away face-down cards.
-        try:
-            cache.set(key, engine.format_actions(hint.line), HINT_LINE_TTL_S)
-        except Exception:  # the next hint searches again: no reason to fail this one
-            logger.warning("could not keep the hint line of game %s", game.pk, exc_info=True)
-    return {
-        "move": engine.action_to_dict(hint.action) if hint.action is not None else None,
-        "source": hint.source,
-    }
-
-
-def _hint_line_get(key: str) -> list[engine.PlainAction]:
-    """The kept line of a game's last solver hint; empty when there is none, the cache is
-    unreachable, or the entry is not a line of plain actions (then the hint searches)."""
-    try:
-        text = cache.get(key)
-        line = engine.parse_actions(text) if isinstance(text, str) else []
-    except Exception:
-        logger.warning("could not read the hint line %s", key, exc_info=True)
-        return []
-    plain = [a for a in line if isinstance(a, engine.PlainAction)]
-    return plain if len(plain) == len(line) else []
 
 
 def game_export_for_user(*, user: User) -> Iterator[dict[str, Any]]:

@@ -644,9 +644,9 @@ def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.G
         if game.daily_id is not None:
             daily_services.daily_game_finished(game=game, log=log)
         if not state.is_won:
-            from games.tasks import analyse_game
+            from games.tasks import analysis_queue
 
-            analyse_game.delay_on_commit(game.pk)
+            analysis_queue(game.pk)
     _game_update(game, [*_IN_PLAY_FIELDS, "finished_at", "elapsed_ms", "leaderboard_score"])
     return state
 

@@ -3,14 +3,20 @@ idempotent: a repeated run changes nothing, which makes `acks_late` safe."""
 
 from __future__ import annotations
 
+import logging
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 
 from celery import shared_task
+from django.conf import settings
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games import services as game_services
 from games.daily import clock, services
 from games.models import DailyDeal
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(acks_late=True, soft_time_limit=120, time_limit=150)
@@ -52,3 +58,27 @@ def analyse_game(game_id: int) -> str | None:
     """Find a lost game's point of no return and store it; returns the analysis status."""
     analysis = game_services.game_analyse(game_id=game_id)
     return str(analysis["status"]) if analysis else None
+
+
+# Embedded mode runs tasks eagerly, in the request that sends them. An analysis takes seconds
+# of solver time, so there it runs on this one background thread instead, one at a time.
+_analysis_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="analysis")
+
+
+def analysis_queue(game_id: int) -> None:
+    """Analyse a lost game once the transaction commits, never inside the request: on a
+    worker's `analysis` queue, behind nothing that ranks; in embedded mode, on this
+    process's background thread."""
+    if settings.EMBEDDED:
+        transaction.on_commit(lambda: _analysis_thread.submit(_analyse_in_background, game_id))
+    else:
+        analyse_game.delay_on_commit(game_id)
+
+
+def _analyse_in_background(game_id: int) -> None:
+    try:
+        analyse_game(game_id)
+    except Exception:  # a thread's error would go nowhere: log it
+        logger.exception("the analysis of game %s failed", game_id)
+    finally:
+        connection.close()  # this thread's own connection

@@ -22,10 +22,11 @@ from config.api import (
     FastJSONParser,
     FastJSONRenderer,
     JSONFirstNegotiation,
+    ScopedThrottle,
     paginated_response,
 )
 from config.schema import paginated
-from games import selectors, services
+from games import hints, selectors, services
 from games.serializers import (
     ActionInputSerializer,
     GameSerializer,
@@ -37,8 +38,14 @@ from games.serializers import (
 
 
 class GameListCreateView(APIView):
+    throttle_scope = "games"
+
     class InputSerializer(StartGameSerializer):
         pass
+
+    def get_throttles(self) -> list[ScopedThrottle]:
+        # New games are counted (each one is rows written); reading the list is not.
+        return [ScopedThrottle()] if self.request.method == "POST" else []
 
     @extend_schema(
         parameters=[OpenApiParameter("mine", OpenApiTypes.INT, enum=[1], required=False)],
@@ -104,15 +111,19 @@ class GameActionView(APIView):
 
 
 class GameHintView(APIView):
+    throttle_classes = [ScopedThrottle]
+    throttle_scope = "hints"
+
     @extend_schema(
         responses={
             200: HintSerializer,
             403: OpenApiResponse(description="no hints in a ranked daily attempt"),
+            429: OpenApiResponse(description="throttled: too many hints, or one still searched"),
         }
     )
     def get(self, request: Request, game_id: int) -> Response:
         game = selectors.game_get_for_owner(game_id=game_id, user=request.user)
-        return Response(selectors.game_hint(game=game))
+        return Response(hints.game_hint(game=game))
 
 
 class GameReplayView(APIView):
@@ -136,6 +147,9 @@ class GameReplayTextView(APIView):
 
 
 class GameExportView(APIView):
+    throttle_classes = [ScopedThrottle]
+    throttle_scope = "export"
+
     @extend_schema(
         responses={
             (200, "application/x-ndjson"): OpenApiResponse(

@@ -28,7 +28,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.fixture(autouse=True, scope="session")
 def _test_database_may_be_flushed() -> None:
-    """Open the append-only log's escape hatch: flushing a test database empties it."""
+    """Open the append-only log's escape hatch: flushing a test database empties it.
+
+    On PostgreSQL it opens for the log's owner only (games.db), so the suite connects as the
+    owner (DATABASE_MIGRATE_URL, when it is set); tests that must act as the service's role
+    log in as it (tests/games/test_service_role.py)."""
     from games import db
 
     db.log_rewrite_allowed = True
@@ -130,3 +134,23 @@ def sql_sent() -> Callable[[], Any]:
             yield sent
 
     return collect
+
+
+@pytest.fixture(autouse=True)
+def _analyses_done() -> Iterator[None]:
+    """In embedded mode a lost game's analysis runs on a background thread after the commit
+    (games.tasks.analysis_queue): let it finish before the test's database goes away."""
+    yield
+    from games.tasks import _analysis_thread
+
+    _analysis_thread.submit(lambda: None).result(timeout=120)
+
+
+@pytest.fixture(autouse=True)
+def _no_search_process_left() -> Iterator[None]:
+    """A hint's search runs in a child process (games.search_process): stop it after each
+    test, so no test sees another's child."""
+    yield
+    from games import search_process
+
+    search_process.shutdown()

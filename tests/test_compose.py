@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-APP_ROLES = ("migrate", "web", "worker", "beat")
+APP_ROLES = ("migrate", "web", "worker", "analysis-worker", "beat")
 
 
 def _compose() -> dict:
@@ -40,6 +41,33 @@ def test_environment_wiring():
         assert services[role]["depends_on"]
 
 
+def test_the_service_connects_as_its_own_role_and_migrate_as_the_owner():
+    """Web, workers and beat connect as the service's role, which may only read and append to
+    the move log; `migrate` connects as the owner; the database's first start makes both."""
+    compose = _compose()
+    services = compose["services"]
+    urls = {services[role]["environment"]["DATABASE_URL"] for role in APP_ROLES}
+    assert len(urls) == 1
+    service = urlsplit(urls.pop())
+    owner = urlsplit(services["migrate"]["environment"]["DATABASE_MIGRATE_URL"])
+    assert owner.username != service.username
+    assert (owner.hostname, owner.path) == (service.hostname, service.path)
+    assert not any("DATABASE_MIGRATE_URL" in services[r]["environment"] for r in APP_ROLES[1:])
+    db = services["db"]
+    database = service.path.lstrip("/")
+    assert db["environment"]["POSTGRES_DB"] == database
+    assert db["environment"]["POSTGRES_USER"] not in (owner.username, service.username)
+    (init,) = db["configs"]
+    assert init["target"].startswith("/docker-entrypoint-initdb.d/")
+    assert init["target"].endswith(".sql")
+    script = compose["configs"][init["source"]]["content"]
+    for role in (owner, service):
+        assert f"CREATE ROLE {role.username} LOGIN PASSWORD '{role.password}';" in script
+    assert f"GRANT {service.username} TO {owner.username};" in script
+    assert f"GRANT {owner.username} TO" not in script
+    assert f"ALTER DATABASE {database} OWNER TO {owner.username};" in script
+
+
 def test_roles_run_the_right_commands():
     services = _compose()["services"]
     assert services["web"]["command"][0] == "gunicorn"
@@ -58,3 +86,20 @@ def test_healthchecks_and_data_volume():
     assert "pgdata" in compose["volumes"]
     assert any(v.startswith("pgdata:") for v in services["db"]["volumes"])
     assert services["web"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+
+
+def test_every_queue_has_a_worker_and_analyses_have_their_own():
+    """Ranking never waits behind an analysis: the workers split the queues that
+    settings.CELERY_TASK_ROUTES names, and together consume every one of them."""
+    from django.conf import settings
+
+    services = _compose()["services"]
+
+    def queues(role: str) -> set[str]:
+        command = services[role]["command"]
+        return set(command[command.index("-Q") + 1].split(","))
+
+    routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()}
+    assert queues("worker") | queues("analysis-worker") == routed | {"celery"}
+    assert queues("analysis-worker") == {"analysis"}
+    assert services["analysis-worker"]["command"][:3] == ["nice", "-n", "10"]

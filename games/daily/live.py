@@ -1,7 +1,8 @@
 """Live ranks between snapshots: one Redis sorted set per open board.
 
 The database snapshot (`LeaderboardEntry`) stays the source of truth: everything here is
-best effort, and a Redis error only means the API answers from the snapshot.
+best effort, and a Redis error only means the API answers from the snapshot (and this process
+leaves Redis alone for a few seconds: `config.cache.cache_failed`).
 
 Ranking key (api.md): won first, then leaderboard score (higher first), fewer moves, shorter
 time, earlier finish. A sorted-set score is a double, exact only below 2^53, so the first
@@ -13,9 +14,12 @@ time and finish are stored inverted to put the smaller value first.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+
+from config.cache import CACHE_ERRORS, cache_failed, cache_paused
 
 if TYPE_CHECKING:
     from games.models import Game
@@ -49,12 +53,21 @@ def member(*, elapsed_ms: int, finished_ms: int, game_id: int) -> str:
     )
 
 
-def _redis() -> Any | None:
-    if settings.EMBEDDED:
+def _on_redis(what: str, call: Callable[[Any], Any], *, even_paused: bool = False) -> Any:
+    """`call(client)` on the cache's Redis, and its answer; None in embedded mode, while this
+    process leaves the cache alone after an error (unless `even_paused`), or when anything
+    fails, the connection included: Redis is an accelerator here, never a dependency."""
+    if settings.EMBEDDED or (cache_paused() and not even_paused):
         return None
-    from django_redis import get_redis_connection
+    try:
+        from django_redis import get_redis_connection
 
-    return get_redis_connection("default")
+        return call(get_redis_connection("default"))
+    except CACHE_ERRORS:
+        cache_failed(f"live rank: {what}")
+    except Exception:
+        logger.warning("live rank: could not %s", what, exc_info=True)
+    return None
 
 
 def _entry(game: Game) -> tuple[str, str, int]:
@@ -82,41 +95,35 @@ def _ranked(game_id: int) -> Game | None:
 
 def live_rank_add(*, game_id: int) -> None:
     """Put a finished, unflagged ranked game on its board's sorted set (idempotent)."""
-    client = _redis()
-    game = _ranked(game_id) if client is not None else None
-    if client is None or game is None or game.is_flagged:
+    if settings.EMBEDDED or cache_paused():
+        return
+    game = _ranked(game_id)
+    if game is None or game.is_flagged:
         return
     key, name, score = _entry(game)
-    try:
-        client.zadd(key, {name: score})
-    except Exception:  # Redis is an accelerator here, never a dependency
-        logger.warning("live rank: could not add game %s", game_id, exc_info=True)
+    _on_redis(f"add game {game_id}", lambda client: client.zadd(key, {name: score}))
 
 
 def live_rank(*, game: Game) -> tuple[int, int] | None:
     """(rank, players on the board) of a finished ranked game from the sorted set, or None
     when there is no Redis, the game is not on it, or Redis cannot answer."""
-    client = _redis()
-    if client is None or game.daily_id is None or game.finished_at is None:
+    if game.daily_id is None or game.finished_at is None:
         return None
     key, name, _ = _entry(game)
-    try:
+
+    def read(client: Any) -> Any:
         with client.pipeline(transaction=False) as pipe:
-            position, count = pipe.zrevrank(key, name).zcard(key).execute()
-    except Exception:
-        logger.warning("live rank: could not read board %s", game.daily_id, exc_info=True)
+            return pipe.zrevrank(key, name).zcard(key).execute()
+
+    answer = _on_redis(f"read board {game.daily_id}", read)
+    if answer is None or answer[0] is None:
         return None
-    if position is None:
-        return None
+    position, count = answer
     return int(position) + 1, int(count)
 
 
 def live_board_drop(*, daily_id: int) -> None:
-    """Forget a final board's sorted set: the final snapshot answers from now on."""
-    client = _redis()
-    if client is None:
-        return
-    try:
-        client.delete(_KEY.format(daily_id=daily_id))
-    except Exception:
-        logger.warning("live rank: could not drop board %s", daily_id, exc_info=True)
+    """Forget a final board's sorted set: the final snapshot answers from now on. Tried even
+    while this process leaves Redis alone (the set has no expiry)."""
+    key = _KEY.format(daily_id=daily_id)
+    _on_redis(f"drop board {daily_id}", lambda client: client.delete(key), even_paused=True)

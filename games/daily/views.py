@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import NotFoundError, client_address
+from config.api import NotFoundError, ScopedThrottle, client_address
 from config.browser import browser_id
 from games import selectors as game_selectors
 from games.daily import clock, selectors, services
@@ -67,6 +67,9 @@ class DailyDayView(APIView):
 
 
 class DailyStartView(APIView):
+    throttle_classes = [ScopedThrottle]
+    throttle_scope = "games"
+
     @extend_schema(
         request=None,
         responses={

@@ -36,6 +36,9 @@ REGISTER_CASES = {
     "weak numeric password": {**GOOD, "password": "8473629150"},
     "weak short password": {**GOOD, "password": "k3$x"},
     "password like username": {"username": "evelynne", "password": "evelynne1"},
+    "password only spaces": {**GOOD, "password": " " * 12},
+    "password only white space": {**GOOD, "password": " \t \u00a0" * 4},
+    "reserved username": {**GOOD, "username": "Admin"},
 }
 
 LOGIN_CASES = {
@@ -99,6 +102,31 @@ def test_register_rejects_a_name_taken_in_any_case(api_client, make_user, taken)
     _assert_invalid(response, "username")
     assert User.objects.count() == 1
     assert Token.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["admin", "ROOT", "Support", "moderator", "SyStEm", "staff", "Klondike", "KLONDIKE"],
+)
+def test_register_refuses_a_reserved_name_in_any_case(api_client, name):
+    response = api_client.post("/api/v1/auth/register", {**GOOD, "username": name}, format="json")
+    _assert_invalid(response, "username")
+    assert response.json()["error"]["fields"]["username"] == ["That username is reserved."]
+    assert User.objects.count() == 0
+
+
+def test_a_name_that_only_contains_a_reserved_one_is_free(api_client):
+    for name in ("admiral", "rooted", "klondike-fan"):
+        body = {**GOOD, "username": name}
+        assert api_client.post("/api/v1/auth/register", body, format="json").status_code == 201
+
+
+def test_a_password_of_spaces_is_refused_with_a_field_message(api_client):
+    response = api_client.post(
+        "/api/v1/auth/register", {**GOOD, "password": " " * 16}, format="json"
+    )
+    _assert_invalid(response, "password")
+    assert response.json()["error"]["fields"]["password"] == ["Your password can't be only spaces."]
 
 
 def test_weak_password_error_names_the_field(api_client):

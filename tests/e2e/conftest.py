@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -63,11 +64,16 @@ def base_url(live_server: Any, transactional_db: None) -> str:
 
 @pytest.fixture
 def page(browser: Any, base_url: str) -> Iterator[Any]:
-    """A fresh browser context (no cookies) and page; page errors fail the test."""
+    """A fresh browser context (no cookies) and page; page errors, and anything the page's
+    Content-Security-Policy blocked, fail the test."""
     context = browser.new_context(viewport=DESKTOP, base_url=base_url)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: "Content Security Policy" in message.text and errors.append(message.text),
+    )
     page.set_default_timeout(15_000)
     yield page
     # Let requests in flight finish before the database is flushed: a server thread still
@@ -75,6 +81,16 @@ def page(browser: Any, base_url: str) -> Iterator[Any]:
     page.wait_for_load_state("networkidle")
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def wait_until(page: Any, expression: str, arg: Any = None, timeout_s: float = 15.0) -> None:
+    """Polls a JavaScript expression (or a function of `arg`) until it is truthy.
+    `page.wait_for_function` cannot serve: it runs its predicate through `eval`, which the
+    page's Content-Security-Policy refuses; `page.evaluate` goes through the debugger."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression, arg):
+        assert time.monotonic() < deadline, f"waited {timeout_s} s for: {expression}"
+        page.wait_for_timeout(50)
 
 
 def sign_up(page: Any, username: str | None = None) -> str:

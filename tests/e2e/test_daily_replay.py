@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import pile_cards, screenshot, sign_up, start_casual
+from tests.e2e.conftest import pile_cards, screenshot, sign_up, start_casual, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -43,7 +43,7 @@ def test_daily_attempt_resign_leaderboard_and_no_second_attempt(page: Any) -> No
     page.wait_for_selector("[data-notice]:not([hidden]) >> text=only the cards you saw")
     assert page.get_attribute('[data-pile="stock"]', "data-count") == "24"
     page.click("[data-forward]")
-    page.wait_for_function("location.hash === '#m=1'")
+    wait_until(page, "location.hash === '#m=1'")
     assert pile_cards(page, "waste")[-1] == drawn
     assert page.get_attribute('[data-pile="stock"]', "data-count") == "23"
     screenshot(page, "replay-redacted")
@@ -126,11 +126,11 @@ def test_replay_steps_match_the_engine(page: Any) -> None:
     assert rendered(page) == expected([])
     for k in range(1, len(notations) + 1):  # forward, one step at a time
         page.click("[data-forward]")
-        page.wait_for_function(f"location.hash === '#m={k}'")
+        wait_until(page, f"location.hash === '#m={k}'")
         assert rendered(page) == expected(notations[:k]), f"after step {k}: {notations[k - 1]}"
     for k in (9, 8, 7, 6):  # and back across the undo
         page.click("[data-back]")
-        page.wait_for_function(f"location.hash === '#m={k}'")
+        wait_until(page, f"location.hash === '#m={k}'")
         assert rendered(page) == expected(notations[:k]), f"back at step {k}"
 
     page.goto(f"/replay/{game_id}#m=4")  # a shared link opens at its move
@@ -138,6 +138,6 @@ def test_replay_steps_match_the_engine(page: Any) -> None:
     assert rendered(page) == expected(notations[:4])
     assert page.input_value("[data-scrubber]") == "4"
     page.fill("[data-scrubber]", "9")  # the scrubber jumps
-    page.wait_for_function("location.hash === '#m=9'")
+    wait_until(page, "location.hash === '#m=9'")
     assert rendered(page) == expected(notations[:9])
     screenshot(page, "replay")

@@ -8,7 +8,15 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, pile_cards, screenshot, sign_up, start_casual, status
+from tests.e2e.conftest import (
+    ARTIFACTS,
+    pile_cards,
+    screenshot,
+    sign_up,
+    start_casual,
+    status,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -30,7 +38,8 @@ def drag(page: Any, card: str, onto: str) -> None:
 
 def wait_status(page: Any, **expected: str) -> None:
     """Waits until the status bar shows `expected` (score, moves, passes)."""
-    page.wait_for_function(
+    wait_until(
+        page,
         """want => Object.entries(want).every(
             ([k, v]) => document.querySelector(`[data-${k}]`).textContent.trim() === v)""",
         arg=expected,
@@ -102,9 +111,15 @@ def test_an_illegal_drop_returns_the_card_and_shows_the_reason(page: Any) -> Non
     assert api_game(page, game_id)["seq"] == 0
 
 
-def test_a_whole_game_to_the_win_screen(page: Any) -> None:
+def test_a_whole_game_to_the_win_screen(page: Any, settings: Any) -> None:
     """Follows the hint endpoint to a win; the win screen shows the rules' score."""
     from games.engine import replay
+
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]  # a hint a move, faster than 1/s
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**rates, "hints": "1000/min"},
+    }
 
     code = "KL1-D3N-AAAAACW"  # the solver wins it in about 110 actions
     sign_up(page)
@@ -140,15 +155,14 @@ def test_keyboard_play_is_announced(page: Any) -> None:
     page.focus(".board")
     page.keyboard.press("ArrowRight")  # the cursor starts on column 1 (AD)
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function(
-        f"document.querySelector('{live}').textContent.includes('ace of diamonds')"
-    )
+    wait_until(page, f"document.querySelector('{live}').textContent.includes('ace of diamonds')")
 
     page.keyboard.press("f")  # to the foundation
     page.wait_for_selector('[data-pile="f3"] [data-card="AD"]')
-    page.wait_for_function(
+    wait_until(
+        page,
         f"document.querySelector('{live}').textContent"
-        ".startsWith('Ace of diamonds to the diamonds foundation')"
+        ".startsWith('Ace of diamonds to the diamonds foundation')",
     )
 
     for _ in range(4):  # to column 5
@@ -157,19 +171,20 @@ def test_keyboard_play_is_announced(page: Any) -> None:
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("Enter")  # drop it on column 4
     page.wait_for_selector('[data-pile="t4"] [data-card="9D"]')
-    page.wait_for_function(
+    wait_until(
+        page,
         f"document.querySelector('{live}').textContent"
-        ".startsWith('9 of diamonds to column 4, 7 of diamonds turned up')"
+        ".startsWith('9 of diamonds to column 4, 7 of diamonds turned up')",
     )
 
     page.keyboard.press("Space")
     page.wait_for_selector('[data-pile="waste"] [data-card="QH"]')
-    page.wait_for_function(
-        f"document.querySelector('{live}').textContent.startsWith('Drew queen of hearts')"
+    wait_until(
+        page, f"document.querySelector('{live}').textContent.startsWith('Drew queen of hearts')"
     )
 
     page.keyboard.press("Control+z")
-    page.wait_for_function(f"document.querySelector('{live}').textContent.startsWith('Undone')")
+    wait_until(page, f"document.querySelector('{live}').textContent.startsWith('Undone')")
     assert pile_cards(page, "waste") == []
     assert status(page)["moves"] == "4"
 
@@ -198,7 +213,7 @@ def test_click_to_render_latency(page: Any) -> None:
         ):
             page.click(click)
             page.wait_for_selector(rendered)
-            page.wait_for_function("window.__t1 !== null")
+            wait_until(page, "window.__t1 !== null")
             samples.append(page.evaluate("window.__t1 - window.__t0"))
     # The request's own share: from sending it to the last byte of the answer.
     server = page.evaluate(

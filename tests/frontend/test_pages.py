@@ -63,3 +63,53 @@ def test_page_assets_stay_small():
     static = Path(frontend.__file__).parent / "static" / "frontend"
     total = sum(p.stat().st_size for p in static.iterdir() if p.suffix in {".js", ".css"})
     assert total < 150_000, f"{total} bytes of JS and CSS"
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/signin", "/play", "/daily", "/leaderboards", "/replay/1", "/password-reset"]
+)
+def test_every_page_has_a_content_security_policy_without_inline_script(client, path):
+    response = client.get(path)
+    policy = dict(
+        part.strip().split(" ", 1) for part in response["Content-Security-Policy"].split(";")
+    )
+    assert policy["script-src"] == "'self'" and policy["style-src"] == "'self'"
+    assert policy["object-src"] == "'none'" and policy["frame-ancestors"] == "'none'"
+    html = response.content.decode()
+    for tag in html.split("<script")[1:]:  # every script is loaded from a file
+        assert " src=" in tag.split(">", 1)[0], tag[:120]
+    assert " style=" not in html and "<style" not in html
+    assert " onclick=" not in html and " onload=" not in html
+
+
+def test_the_api_docs_page_allows_inline_styles_but_no_inline_script(client):
+    response = client.get("/api/v1/docs/")
+    policy = dict(
+        part.strip().split(" ", 1) for part in response["Content-Security-Policy"].split(";")
+    )
+    assert policy["script-src"] == "'self'" and policy["style-src"] == "'self' 'unsafe-inline'"
+    html = response.content.decode()
+    assert all(" src=" in tag.split(">", 1)[0] for tag in html.split("<script")[1:])
+
+
+def test_the_deploy_checks_are_clean_with_production_settings():
+    """`manage.py check --deploy` with debug off, TLS on, a real key and a mail server."""
+    import os
+    import secrets
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "EMAIL_"))}
+    env |= {
+        "DJANGO_DEBUG": "0",
+        "DJANGO_HTTPS": "1",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "EMAIL_HOST": "mail.example.com",
+    }
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=root, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -131,7 +131,7 @@ def test_the_next_hint_follows_the_line_of_the_last(start, act, auth_client, mon
 def test_a_bad_kept_hint_line_means_a_fresh_search(start, auth_client, entry):
     from django.core.cache import cache
 
-    from games.selectors import HINT_LINE_KEY
+    from games.hints import HINT_LINE_KEY
 
     game = start()
     cache.set(f"{HINT_LINE_KEY}:{game['id']}", entry)

@@ -1,4 +1,5 @@
-// Shared page code: the account bar, the sign-in / sign-up forms and the display settings.
+// Shared page code: the account bar, the sign-in / sign-up and password reset forms, and the
+// display settings.
 import { api, currentUser, el } from "./api.js";
 
 const SETTINGS_KEY = "klondike.settings";
@@ -82,6 +83,34 @@ function wireAuthForm() {
   for (const link of document.querySelectorAll("[data-keep-next]")) link.search = location.search;
 }
 
+/** The password reset pages: ask for a link by e-mail, then (from the link) set a new password. */
+function wireResetForm() {
+  const form = document.querySelector("[data-reset-form]");
+  if (!form) return;
+  const errorBox = form.querySelector("[data-error]");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    errorBox.hidden = true;
+    const fields = Object.fromEntries(new FormData(form).entries());
+    try {
+      if (form.dataset.resetForm === "request") {
+        await api("POST", "/api/v1/auth/password-reset", { email: fields.email });
+      } else if (fields.new_password !== fields.repeat) {
+        throw new Error("The two passwords differ.");
+      } else {
+        const { uid, token } = form.dataset;
+        await api("POST", "/api/v1/auth/password-reset/confirm", { uid, token, new_password: fields.new_password });
+      }
+      form.hidden = true;
+      document.querySelector("[data-reset-done]").hidden = false;
+    } catch (error) {
+      const fieldErrors = error.data && error.data.fields;
+      errorBox.textContent = fieldErrors ? Object.values(fieldErrors).flat().join(" ") : error.message;
+      errorBox.hidden = false;
+    }
+  });
+}
+
 /** Buttons with `data-open-dialog` open that dialog; the settings dialog saves as you tick. */
 function wireDialogs() {
   for (const button of document.querySelectorAll("[data-open-dialog]")) {
@@ -122,4 +151,5 @@ export function confirmDialog(title, text, okLabel) {
 applySettings();
 showAccount();
 wireAuthForm();
+wireResetForm();
 wireDialogs();

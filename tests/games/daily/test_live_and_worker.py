@@ -76,12 +76,16 @@ def test_a_real_worker_ranks_a_finished_game(clock, make_user):
     clock(at(DAY, 12))
     user, _ = make_user()
     game, _ = daily_services.daily_start(user=user, day=DAY, mode="D1N")
-    with start_worker(app, perform_ping_check=False, shutdown_timeout=30):
+    queues = ["ranking", "celery", "analysis"]  # as docker-compose's two workers do
+    with start_worker(app, perform_ping_check=False, shutdown_timeout=30, queues=queues):
         # The commit sends rank_daily and the integrity check to Redis; the worker runs them.
         game_action_apply(game_id=game.pk, user=user, seq=0, action=engine.Resign())
         deadline = time.monotonic() + 30
         while not LeaderboardEntry.objects.filter(game=game).exists():
             assert time.monotonic() < deadline, "the worker did not rank the game in 30 s"
+            time.sleep(0.2)
+        while Game.objects.get(pk=game.pk).analysis is None:  # from the analysis queue
+            assert time.monotonic() < deadline + 30, "the worker did not analyse the game"
             time.sleep(0.2)
     entry = LeaderboardEntry.objects.get(game=game)
     assert entry.rank == 1 and entry.game.status == Game.Status.RESIGNED

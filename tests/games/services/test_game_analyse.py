@@ -52,3 +52,37 @@ def test_games_in_play_and_won_games_are_not_analysed(auth_client):
     game = game_start(user=auth_client.user, code="KL1-D1N-AAAAAAG")
     assert game_analyse(game_id=game.pk) is None
     assert auth_client.get(f"/api/v1/games/{game.pk}/replay").status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_analysis_never_runs_inside_the_request(auth_client, settings, monkeypatch):
+    """Embedded mode: after the request, on the background thread. Scaled mode: on a
+    worker's `analysis` queue, sent after the commit."""
+    import threading
+
+    from games import tasks
+
+    ran_on: list[str] = []
+    sent: list[tuple[int, ...]] = []
+    real = tasks.analyse_game
+
+    def recorded(game_id):
+        ran_on.append(threading.current_thread().name)
+        return real(game_id)
+
+    if settings.EMBEDDED:
+        monkeypatch.setattr(tasks, "analyse_game", recorded)
+    else:
+        monkeypatch.setattr(real, "delay_on_commit", lambda *args: sent.append(args))
+    game = auth_client.post("/api/v1/games", {"code": "KL1-D3V-AAAAAAP"}, format="json").json()
+    response = auth_client.post(
+        f"/api/v1/games/{game['id']}/actions", {"seq": 0, "action": "resign"}, format="json"
+    )
+    assert response.status_code == 200
+    assert ran_on == [] or ran_on[0] != threading.current_thread().name
+    if settings.EMBEDDED:
+        tasks._analysis_thread.submit(lambda: None).result(timeout=120)
+        assert ran_on and ran_on[0].startswith("analysis")
+        assert Game.objects.get(pk=game["id"]).analysis is not None
+    else:
+        assert sent == [(game["id"],)]

@@ -1,0 +1,17 @@
+"""Celery tasks of the accounts app. Each calls one service."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from accounts import services
+
+
+@shared_task(soft_time_limit=60, time_limit=90)
+def send_password_reset(email: str, domain: str, use_https: bool) -> None:
+    """E-mail the reset links for `email` (`accounts.services.user_password_reset_send`).
+
+    Not `acks_late`: a run that dies after sending is not repeated, so nobody gets the e-mail
+    twice; at worst it is not sent and the player asks again.
+    """
+    services.user_password_reset_send(email=email, domain=domain, use_https=use_https)
