@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import statistics
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import (
-    ARTIFACTS,
     pile_cards,
     screenshot,
     sign_up,
@@ -187,58 +184,3 @@ def test_keyboard_play_is_announced(page: Any) -> None:
     wait_until(page, f"document.querySelector('{live}').textContent.startsWith('Undone')")
     assert pile_cards(page, "waste") == []
     assert status(page)["moves"] == "4"
-
-
-def test_click_to_render_latency(page: Any) -> None:
-    """Time from a click to the answer drawn, on loopback; reported, not asserted."""
-    sign_up(page)
-    start_casual(page, CODE)
-    page.evaluate(
-        """() => {
-            // The click's start, and the first frame after the board changed.
-            document.addEventListener("pointerdown", () => {
-                window.__t0 = performance.now();
-                window.__t1 = null;
-            }, true);
-            new MutationObserver(() => requestAnimationFrame(() => {
-                window.__t1 ??= performance.now();
-            })).observe(document.querySelector(".board"), { subtree: true, childList: true });
-        }"""
-    )
-    samples = []
-    for _ in range(10):
-        for click, rendered in (
-            ('[data-pile="t1"] [data-card="AD"]', '[data-pile="f3"] [data-card="AD"]'),
-            ("[data-undo]", '[data-pile="t1"] [data-card="AD"]'),
-        ):
-            page.click(click)
-            page.wait_for_selector(rendered)
-            wait_until(page, "window.__t1 !== null")
-            samples.append(page.evaluate("window.__t1 - window.__t0"))
-    # The request's own share: from sending it to the last byte of the answer.
-    server = page.evaluate(
-        """() => performance.getEntriesByType("resource")
-            .filter(e => e.name.endsWith("/actions")).slice(-20)
-            .map(e => e.responseEnd - e.requestStart)"""
-    )
-    median = statistics.median(samples)
-    print(
-        f"\nclick to rendered answer, loopback: median {median:.1f} ms over {len(samples)} "
-        f"actions (the request itself: median {statistics.median(server):.1f} ms)"
-    )
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "timings.json").write_text(
-        json.dumps(
-            {
-                "click_to_render_ms": {
-                    "median": round(median, 1),
-                    "min": round(min(samples), 1),
-                    "max": round(max(samples), 1),
-                    "samples": [round(s, 1) for s in samples],
-                    "request_median": round(statistics.median(server), 1),
-                    "actions": "tap AD to its foundation, then the Undo button; 10 of each",
-                }
-            },
-            indent=2,
-        )
-    )
