@@ -19,14 +19,20 @@ How it works (docs/solver.md has the long version):
   any time, so the talon is kept as a sorted set.
 * Depth-first search with a transposition table keyed on the sorted columns (column order does
   not matter), the talon, and - only where it changes what is reachable - ``pos`` and the passes.
-* Sound pruning only: safe foundation moves are played automatically (see ``_safe``); a king
-  that lies at the bottom of its column never moves to an empty column; a column is emptied
-  only when some king could ever use the space; a card comes back from a foundation only if a
-  card that could use it is still off the foundations. Dead positions, where some column card
-  can never leave the card it lies on, are cut at once (``_stuck``). Everything else is move
-  ordering.
+* Sound cuts: safe foundation moves are played automatically (see ``_safe``); a king that
+  lies at the bottom of its column never moves to an empty column; a column is emptied only
+  when a king can move in next; a partial run move only when the next move can use the card
+  it leaves; with the talon as a set, a talon card goes to a column only as the start of a
+  chain that a face-up card or a foundation top can end (``_down_useful``). Dead positions,
+  where some column card can never leave the card it lies on, are cut at once (``_stuck``).
+* Fast cuts, for wins only: a foundation return only when the next move uses the card
+  (``_return_useful``), a talon card up only when a chain to a column top follows
+  (``_up_useful``). They can cut every winning line, so the searches that use them prove
+  nothing by running dry: then a search with the sound cuts only takes over, and only its
+  running dry is ``Unwinnable`` (see ``_schedule``).
 * For draw 3 or a pass limit, a third search runs the relaxed game where the talon is a set
-  (draw 1, unlimited passes): it allows every real move and more, so its loss is a proof.
+  (draw 1, unlimited passes), with the sound cuts: it allows every real move and more, so its
+  loss is a proof.
 * Solutions are expanded into engine actions (Draw/Recycle/Move) and replayed through the
   engine before they are returned, so a ``Solved`` verdict is always a checked win.
 """
@@ -98,7 +104,7 @@ class Solved:
 
 @dataclass(frozen=True, slots=True)
 class Unwinnable:
-    """Proven: the whole search space was exhausted (sound pruning only)."""
+    """Proven: a search with sound cuts only (see :class:`_Solver`) exhausted its space."""
 
     nodes: int
     elapsed_s: float
@@ -163,12 +169,29 @@ class _OutOfBudget(Exception):
 class _Solver:
     """One search over one start position. Not thread-safe; cheap to build."""
 
-    def __init__(self, state: GameState, *, stuck_check: bool = True, relax: bool = False) -> None:
+    def __init__(
+        self,
+        state: GameState,
+        *,
+        stuck_check: bool = True,
+        relax: bool = False,
+        sound: bool | None = None,
+    ) -> None:
         """``relax``: search the relaxed game where the talon is a set (draw 1, unlimited
         passes) instead: it allows every move of the real one and more, so a proof that the
-        relaxed game is lost is a proof for the real one (a win proves nothing)."""
+        relaxed game is lost is a proof for the real one (a win proves nothing).
+
+        ``sound``: generate moves with the proven cuts only, so that running dry is a proof
+        of a loss; otherwise also with the fast cuts (:func:`_return_useful` for foundation
+        returns, and for the foundation cards that may end a talon chain; :func:`_up_useful`),
+        which find wins sooner but may cut every winning line. Default: sound for the relaxed
+        game (it only ever proves losses), fast otherwise."""
         rules = state.rules
+        self.state = state
+        self.relax = relax
         self.stuck_check = stuck_check
+        self.sound = relax if sound is None else sound
+        self._twin: _Solver | None = None
         self.shared = _SHARED
         self._shared: tuple[set[bytes], dict[bytes, int] | None] | None = None
         self.draw = 1 if relax else rules.draw
@@ -190,6 +213,16 @@ class _Solver:
         self.start: _Pos = (cols, talon, pos, state.passes_used, tuple(raw.foundations))
 
     # -- helpers ----------------------------------------------------------------------------
+
+    def sound_twin(self) -> _Solver:
+        """A solver of the same position and game with the sound cuts only (made once)."""
+        if self.sound:
+            return self
+        if self._twin is None:
+            self._twin = _Solver(
+                self.state, stuck_check=self.stuck_check, relax=self.relax, sound=True
+            )
+        return self._twin
 
     def _safe(self, x: int, found: Sequence[int]) -> bool:
         """Can card ``x`` (next on its foundation) go up without losing any win?
@@ -357,21 +390,25 @@ class _Solver:
         returns: list[_Macro] = []
         king_now = -1  # -1: not computed yet, 0/1 afterwards
         faceup: set[int] | None = None
+        sound = self.sound
         lazy = self.talon_is_set
         tops: set[int] = set()
         ftops: set[int] = set()
         if lazy:
             # Draw 1, unlimited passes: a talon card can wait in the talon until the move
-            # that needs it, so play it only as the start of a chain that ends in the
-            # tableau (_up_useful, _down_useful).
-            tops = set(where)
-            if faceup is None:
-                faceup = _faceup(cols)
+            # that needs it, so play it to a column only as the start of a chain of talon
+            # cards that ends at a card that can follow from the tableau or a foundation
+            # (_down_useful); unsound only: to its foundation only when a chain ending at a
+            # column top can follow (_up_useful).
+            if not sound:
+                tops = set(where)
+            faceup = _faceup(cols)
             if self.returns:
-                # Foundation tops that could come back onto a talon card for a use of their own.
+                # Foundation tops that could come back onto a talon card: any of them, or
+                # (unsound) those whose return is useful by itself.
                 for s, f in enumerate(found):
                     x = s * 13 + f - 1
-                    if f and _return_useful(x, found, cols, faceup, reach_cards, where):
+                    if f and (sound or _return_useful(x, found, cols, faceup, reach_cards, where)):
                         ftops.add(x)
 
         for c in range(7):
@@ -435,13 +472,13 @@ class _Solver:
                     elif (
                         self.returns
                         and found[tw // 13] == tw % 13 + 1
-                        and _return_useful(tw, found, cols, faceup, reach_cards, where)
+                        and (sound or _return_useful(tw, found, cols, faceup, reach_cards, where))
                     ):
                         partial.append(m)
 
         for i, _rec in reach:
             x = talon[i]
-            if found[x // 13] == x % 13 and (not lazy or _up_useful(x, reach_cards, tops)):
+            if found[x // 13] == x % 13 and (not lazy or sound or _up_useful(x, reach_cards, tops)):
                 f_other.append((_TALON, x, -1, 0))
             if lazy and faceup is not None and not _down_useful(x, reach_cards, faceup, ftops):
                 continue
@@ -452,11 +489,12 @@ class _Solver:
                 k = found[s]
                 if not k:
                     continue
-                if faceup is None:
-                    faceup = _faceup(cols)
                 x = s * 13 + k - 1
-                if not _return_useful(x, found, cols, faceup, reach_cards, where):
-                    continue
+                if not sound:
+                    if faceup is None:
+                        faceup = _faceup(cols)
+                    if not _return_useful(x, found, cols, faceup, reach_cards, where):
+                        continue
                 returns.extend((_RETURN, s, d, 0) for d in _destinations(x, empty, where))
 
         flips.sort(key=_first, reverse=True)
@@ -989,7 +1027,8 @@ def _serve(
 
 
 def _up_useful(x: int, talon: set[int], tops: set[int]) -> bool:
-    """Is there a chain x+1, x+2 ... through the talon that ends at a column top?"""
+    """Is there a chain x+1, x+2 ... through the talon that ends at a column top?  (Fast
+    search only: not proven.)"""
     while x % 13 != 12:
         x += 1
         if x in tops:
@@ -1001,7 +1040,10 @@ def _up_useful(x: int, talon: set[int], tops: set[int]) -> bool:
 
 def _down_useful(x: int, talon: set[int], faceup: set[int], ftops: set[int]) -> bool:
     """Can something end up on ``x`` from the tableau (directly or through talon cards), or
-    come back onto it from a foundation (``ftops``: foundation tops, empty without return)?"""
+    come back onto it from a foundation (``ftops``: foundation tops, empty without return)?
+
+    A sound cut with every foundation top in ``ftops`` (docs/solver.md, "the chain rule");
+    the fast search passes only those whose return is useful by itself."""
     if x % 13 == 0:
         return False
     for s in _OPP[x // 13]:
@@ -1021,7 +1063,9 @@ def _return_useful(
     talon: set[int],
     where: dict[int, int],
 ) -> bool:
-    """Taking ``x`` back from its foundation pays only when the next move uses it: a card
+    """Fast search only, not sound (a win may need two suits taken back in turn, issue #22).
+
+    Taking ``x`` back from its foundation pays only when the next move uses it: a card
     one rank lower of the other colour goes on it (from the tableau, the talon, or itself
     taken back for a use of its own), or the card under ``x`` comes back in turn. A column
     card that lies on ``x``'s twin counts only when that move may be made too: the twin it
@@ -1117,12 +1161,13 @@ def _expand(start: GameState, line: Iterable[_Macro]) -> list[PlainAction]:
             else:
                 for _ in range(200):
                     w = g.raw().waste
-                    if w and w[-1] == a:
-                        break
+                    if (w and w[-1] == a) or g.is_won:
+                        break  # (preset R: a draw may set off the auto-finish)
                     play(DRAW if g.raw().stock else RECYCLE)
                 else:
                     raise SolverError(f"card {a} never reached the waste top")
-                play(Move("waste", FOUNDATIONS[a // 13] if b < 0 else _col(b)))
+                if not g.is_won:
+                    play(Move("waste", FOUNDATIONS[a // 13] if b < 0 else _col(b)))
         _finish(g, play)
     except IllegalMoveError as e:
         raise SolverError(f"solution does not replay: {e}") from e
@@ -1224,6 +1269,8 @@ def _solvers(state: GameState, stuck_check: bool) -> tuple[_Solver, _Solver | No
 
 def _nodes(s: _Solver, relaxed: _Solver | None, helper: _Helper | None = None) -> int:
     n = s.nodes + (relaxed.nodes if relaxed is not None else 0)
+    if s._twin is not None:
+        n += s._twin.nodes
     return n + (helper.nodes if helper is not None else 0)
 
 
@@ -1234,6 +1281,9 @@ _BEST_TALON: Final = 3
 _BEST_ALONE: Final = 4
 _DFS_TALON_ALONE: Final = 5
 _BEST_TALON_ALONE: Final = 6
+_SOUND: Final = 7
+"""The search with the sound cuts only that takes over when the cut space is exhausted (see
+:func:`_schedule`)."""
 _PHASES: Final = ((_DFS, 0.15), (_BEST, 0.5), (_DFS, 1.0))
 """(search, share of the budget it may use until): depth-first first (most deals fall
 fast), then best-first (rescues the deals where an early choice sends depth-first astray),
@@ -1267,11 +1317,18 @@ def _schedule(
     helper: _Helper | None = None,
     phases: Sequence[tuple[int, float]] | None = None,
 ) -> list[_Macro] | None:
-    """Run the searches in turns; the first to finish decides (a win of the relaxed game
-    decides nothing: that search just stops). ``phases`` default to :data:`_PHASES` or
+    """Run the searches in turns; a win decides at once (except a win of the relaxed game,
+    which decides nothing: that search just stops), and so does a search with the sound cuts
+    only (the relaxed game's) running dry. ``phases`` default to :data:`_PHASES` or
     :data:`_PHASES_RELAXED`; a ``helper``'s verdict, polled between turns, decides too.
 
-    :raises _OutOfBudget: none finished in time.
+    ``s`` searches with the cuts that may lose every winning line (see :class:`_Solver`):
+    when its space is exhausted (a search with a table of its own, or every search sharing
+    the table, ran dry), no search over it can win any more, and nothing is proven. The
+    searches over it stop, and a search of ``s``'s sound twin (the same order; depth-first
+    for the shared ones) takes their turns: its running dry is the proof.
+
+    :raises _OutOfBudget: no verdict in time.
     """
     if phases is None:
         phases = _PHASES_RELAXED if relaxed is not None else _PHASES
@@ -1308,17 +1365,30 @@ def _schedule(
             except StopIteration as stop:
                 result: list[_Macro] | None = stop.value
                 del searches[which]
-                if which == _RELAXED:
-                    if result is None:
-                        return None  # the relaxed game is lost
-                    continue  # the relaxed game is won: no information
-                if result is not None or which not in shared:
+                if result is not None:
+                    if which == _RELAXED:
+                        continue  # the relaxed game is won: no information
                     return result
                 # Shared tables: a search that runs dry has expanded what it saw; the
                 # space is exhausted when every search sharing them has.
-                if not shared & searches.keys():
-                    return None
+                if which in shared and shared & searches.keys():
+                    continue
+                if which in (_RELAXED, _SOUND) or s.sound:
+                    return None  # a proof: the relaxed game or the sound space is exhausted
+                searches = {w: g for w, g in searches.items() if w == _RELAXED}
+                searches[_SOUND] = _sound_search(s, which)
+                s._shared = None  # (the memory of the fast tables goes to the sound one)
     raise _OutOfBudget
+
+
+def _sound_search(s: _Solver, which: int) -> Generator[None, None, list[_Macro] | None]:
+    """The search of ``s``'s sound twin that takes over from search ``which`` of ``s``."""
+    twin = s.sound_twin()
+    if which == _BEST_ALONE:
+        return twin.best_first(own_table=True)
+    if which == _BEST_TALON_ALONE:
+        return twin.best_first(talon_first=True, own_table=True)
+    return twin.dfs(talon_first=which == _DFS_TALON_ALONE, own_table=True)
 
 
 _HELPER_AFTER: Final = 0.05
