@@ -1,65 +1,101 @@
-"""Token authentication with the token -> user lookup cached, to keep hot endpoints lean."""
+"""Authentication by API token (`accounts.tokens`: one per device, hashed, expiring) and by a
+session bound to the token of its login; the token lookup is cached, to keep hot endpoints
+lean."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from typing import Any
 
-from django.core.cache import cache
-from rest_framework.authentication import TokenAuthentication
-from rest_framework.authtoken.models import Token
+from django.contrib.auth import logout as session_logout
+from django.utils import timezone
+from knox.auth import TokenAuthentication
+from knox.models import AuthToken
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.request import Request
 
+from accounts import tokens
 from accounts.models import User
-from config.cache import CACHE_ERRORS, cache_get, cache_set
+from config.cache import cache_get, cache_set
 from config.memo import ProcessMemo
 
 logger = logging.getLogger("accounts.authentication")
 
 TOKEN_CACHE_SECONDS = 300
-# Tokens this process has seen lately, for ProcessTokenAuthentication.
-_process_tokens: ProcessMemo[str, tuple[Any, Token]] = ProcessMemo(
+# Tokens this process has seen lately, by digest, for ProcessTokenAuthentication.
+_process_tokens: ProcessMemo[str, tuple[Any, AuthToken]] = ProcessMemo(
     max_entries=10_000, ttl_s=TOKEN_CACHE_SECONDS
 )
+# The session's key for the digest of the token its login made (`session_bind_token`).
+SESSION_TOKEN_KEY = "_klondike_token"
 
 
-def token_cache_key(key: str) -> str:
-    """Cache key for a token; the key itself is hashed so the cache never holds it."""
-    return "auth:token:" + hashlib.sha256(key.encode()).hexdigest()
+def _token_from_database(digest: str) -> tuple[Any, AuthToken]:
+    """The token's owner and row, by digest (one query)."""
+    token = AuthToken.objects.select_related("user").filter(digest=digest).first()
+    if token is None:
+        raise AuthenticationFailed("Invalid token.")
+    if not token.user.is_active:
+        raise AuthenticationFailed("User inactive or deleted.")
+    return token.user, token
 
 
-def token_cache_forget(key: str) -> None:
-    """Drop a token's entry from the shared cache (logout), even while this process leaves the
-    cache alone. If the cache cannot answer, the token is revoked all the same: its entry
-    there may then outlive it by up to TOKEN_CACHE_SECONDS, should that cache come back with
-    its data, and moves, which check the token in the database, refuse it at once."""
+def _token_cached(digest: str) -> tuple[Any, AuthToken]:
+    """`_token_from_database`, answered from the shared cache when it can. A cache that cannot
+    answer is a miss, and the database answers (`config.cache.cache_get`)."""
+    cached = cache_get(tokens.token_cache_key(digest))
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    found = _token_from_database(digest)
+    cache_set(tokens.token_cache_key(digest), found, TOKEN_CACHE_SECONDS)
+    return found
+
+
+def _token_in_use(user: Any, token: AuthToken) -> None:
+    """Refuse an expired token; extend one in use that is due (at most once a day).
+
+    A kept copy's expiry is the database's or an earlier one (expiries only move on), so a
+    copy that is still alive is a token that is still alive, unless it was revoked since.
+
+    :raises AuthenticationFailed: the token has expired.
+    """
+    now = timezone.now()
+    if token.expiry is None or token.expiry <= now:
+        raise AuthenticationFailed("This token has expired: log in again.")
+    if tokens.token_renew_if_due(token=token, now=now):
+        cache_set(tokens.token_cache_key(token.digest), (user, token), TOKEN_CACHE_SECONDS)
+
+
+def _digest(key: bytes) -> str:
     try:
-        cache.delete(token_cache_key(key))
-    except CACHE_ERRORS:
-        logger.warning(
-            "logout: the cache did not answer; its token entry may linger", exc_info=True
-        )
+        return tokens.token_digest(key.decode())
+    except UnicodeError:
+        raise AuthenticationFailed(
+            "Invalid token header. Token string should not contain invalid characters."
+        ) from None
 
 
 class CachedTokenAuthentication(TokenAuthentication):
-    """`Authorization: Token <key>`, answering from the cache when it can.
+    """`Authorization: Token <key>`: knox's header and tokens, found by their digest, the
+    primary key (one query, none when the shared cache has it; knox's own class looks up by
+    the key's first digits, then goes through all the owner's tokens and deletes the expired
+    ones, on every request).
 
-    The cached entry is dropped on logout (`accounts.services.user_logout`); an account that
-    is deactivated stops authenticating within TOKEN_CACHE_SECONDS, and every write that
-    could give it something (a game, a ranked attempt, a hint, a move) checks the database
-    first (`user_check_active`, and the move's own statements). A cache that cannot answer
-    is a miss, and the database answers (`config.cache.cache_get`).
+    An expired token is refused on its kept expiry; a token in use is extended once a day.
+    The cached entry is dropped on a revocation (`accounts.tokens`); an account that is
+    deactivated stops authenticating within TOKEN_CACHE_SECONDS, and every write that could
+    give it something (a game, a ranked attempt, a hint, a move) checks the database first
+    (`user_check_active`, and the move's own statements).
     """
 
-    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
-        cache_key = token_cache_key(key)
-        cached = cache_get(cache_key)
-        if cached is not None:
-            return cached
-        user, token = super().authenticate_credentials(key)
-        cache_set(cache_key, (user, token), TOKEN_CACHE_SECONDS)
+    def authenticate_credentials(self, key: bytes) -> tuple[Any, AuthToken]:
+        user, token = self._lookup(_digest(key))
+        _token_in_use(user, token)
         return user, token
+
+    def _lookup(self, digest: str) -> tuple[Any, AuthToken]:
+        return _token_cached(digest)
 
 
 class ProcessTokenAuthentication(CachedTokenAuthentication):
@@ -67,23 +103,60 @@ class ProcessTokenAuthentication(CachedTokenAuthentication):
 
     Only for a view whose service checks the token again in the very statements that read and
     write its rows (the move endpoint: `games.services.game_action_apply`), so that a token
-    revoked or an account deactivated since it was kept here is refused all the same. Other
+    revoked, or an account deactivated, since it was kept here is refused all the same. Other
     processes cannot tell this one that a token was revoked; the database can.
     """
 
-    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
-        memo_key = token_cache_key(key)
-        kept = _process_tokens.get(memo_key)
-        if kept is not None:
-            return kept
-        user, token = super().authenticate_credentials(key)
-        _process_tokens.put(memo_key, (user, token))
-        return user, token
+    def _lookup(self, digest: str) -> tuple[Any, AuthToken]:
+        kept = _process_tokens.get(digest)
+        if kept is None:
+            kept = _token_cached(digest)
+            _process_tokens.put(digest, kept)
+        return kept
 
 
-def forget_process_token(key: str) -> None:
+def forget_process_token(digest: str) -> None:
     """Drop a token from this process's memory (the database refused it)."""
-    _process_tokens.discard(token_cache_key(key))
+    _process_tokens.discard(digest)
+
+
+def session_bind_token(request: Any, token: AuthToken) -> None:
+    """Bind the session just started (the page's login) to the token that login made: the
+    session then lasts only as long as that token (`SessionTokenAuthentication`)."""
+    request.session[SESSION_TOKEN_KEY] = token.digest
+
+
+def session_token_digest(request: Any) -> str | None:
+    """The digest of the token the session is bound to, if any."""
+    digest = request.session.get(SESSION_TOKEN_KEY)
+    return digest if isinstance(digest, str) else None
+
+
+class SessionTokenAuthentication(SessionAuthentication):
+    """DRF's session authentication (with its CSRF check), for a session bound to the token of
+    its login: such a session is that device's login, and ends with it. Its token revoked
+    (logout elsewhere, logout-all, a password reset) or expired, the session is ended and the
+    request goes on as anonymous; in use, the token is extended as a header's would be, and
+    it is `request.auth`, so that a move checks it in its own statement. A session bound to no
+    token (the admin's) works as DRF's does.
+    """
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        found = super().authenticate(request)
+        if found is None:
+            return None
+        digest = session_token_digest(request._request)
+        if digest is None:
+            return found  # type: ignore[no-any-return]
+        try:
+            user, token = _token_cached(digest)
+            if user.pk != found[0].pk:
+                raise AuthenticationFailed("Invalid token.")
+            _token_in_use(user, token)
+        except AuthenticationFailed:
+            session_logout(request._request)
+            return None
+        return found[0], token
 
 
 def user_check_active(*, user_id: int) -> None:

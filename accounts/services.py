@@ -4,7 +4,7 @@ they hold the rules."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from axes.handlers.proxy import AxesProxyHandler
@@ -19,12 +19,11 @@ from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 from django.utils.encoding import force_str
 from django.utils.http import urlsafe_base64_decode
+from knox.models import AuthToken
 from kombu.exceptions import OperationalError
 from rest_framework import status
-from rest_framework.authtoken.models import Token
 
-from accounts import lockout
-from accounts.authentication import token_cache_forget
+from accounts import lockout, tokens
 from accounts.models import User
 from config.api import ApplicationError
 
@@ -66,8 +65,9 @@ class InvalidResetLinkError(ApplicationError):
 
 
 @transaction.atomic
-def user_register(*, username: str, password: str, email: str = "") -> tuple[User, Token]:
-    """Create a user and their API token.
+def user_register(*, username: str, password: str, email: str = "") -> tuple[User, AuthToken, str]:
+    """Create a user and an API token for this device; returns the user, the token and its
+    key (known only now: the database keeps its digest).
 
     :raises ApplicationError: the name is reserved (RESERVED_USERNAMES, in any letter case), or
         the password fails the validators (code `invalid`).
@@ -96,12 +96,16 @@ def user_register(*, username: str, password: str, email: str = "") -> tuple[Use
         raise UsernameTakenError(
             "That username is taken.", fields={"username": ["That username is taken."]}
         ) from None
-    token = Token.objects.create(user=candidate)
-    return candidate, token
+    token, key = tokens.token_create(user=candidate)
+    return candidate, token, key
 
 
-def user_login(*, request: HttpRequest, username: str, password: str) -> tuple[User, Token]:
-    """Check the credentials (username in any case) and return the user and their token.
+def user_login(
+    *, request: HttpRequest, username: str, password: str
+) -> tuple[User, AuthToken, str]:
+    """Check the credentials (username in any case) and give this device a new API token
+    (`accounts.tokens.token_create`: each login is a device of its own, logged out on its
+    own); returns the user, the token and its key.
 
     `request` goes to `authenticate()`, so that django-axes counts a failure against the
     account and the client address, and refuses a locked-out login before hashing anything.
@@ -119,16 +123,22 @@ def user_login(*, request: HttpRequest, username: str, password: str) -> tuple[U
             seconds = lockout.lockout_seconds_left(request=request, credentials={"username": name})
             raise LoginLockedError(lockout.locked_message(seconds), retry_after=seconds)
         raise InvalidCredentialsError("Wrong username or password.")
-    token, _ = Token.objects.get_or_create(user=user)
-    return user, token  # type: ignore[return-value]
+    token, key = tokens.token_create(user=user)
+    return user, token, key
 
 
 @transaction.atomic
-def user_logout(*, user: User) -> None:
-    """Revoke the user's API token (every script logged in with it) and its cache entry."""
-    for token in Token.objects.filter(user=user):
-        token_cache_forget(token.key)
-        token.delete()
+def user_logout(*, token_digests: Iterable[str]) -> None:
+    """Revoke the tokens a caller logged out with (its own device's: the token it sent, or
+    the one its session is bound to); the account's other devices stay logged in."""
+    for digest in set(token_digests):
+        tokens.token_revoke(digest=digest)
+
+
+def user_logout_all(*, user: User) -> int:
+    """Revoke every API token of the account (log out everywhere; the page's sessions end
+    with the tokens they are bound to); returns how many there were."""
+    return tokens.token_revoke_all(user=user)
 
 
 def user_password_reset_request(*, email: str, domain: str, use_https: bool) -> None:
@@ -215,6 +225,6 @@ def user_password_reset_confirm(*, uid: str, token: str, new_password: str) -> U
         messages = [str(m) for errors in form.errors.values() for m in errors]
         raise ApplicationError(messages[0], fields={"new_password": messages})
     form.save()
-    user_logout(user=user)
+    user_logout_all(user=user)
     AxesProxyHandler.reset_attempts(username=lockout.lockout_key(username=user.username))
     return user

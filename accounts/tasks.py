@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from accounts import services
+from accounts import services, tokens
 
 
 @shared_task(soft_time_limit=60, time_limit=90)
@@ -15,3 +15,10 @@ def send_password_reset(email: str, domain: str, use_https: bool) -> None:
     twice; at worst it is not sent and the player asks again.
     """
     services.user_password_reset_send(email=email, domain=domain, use_https=use_https)
+
+
+@shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
+def delete_expired_tokens() -> int:
+    """Delete every expired API token (`accounts.tokens.tokens_delete_expired`); the beat
+    runs it daily. Idempotent."""
+    return tokens.tokens_delete_expired()

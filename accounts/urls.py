@@ -6,6 +6,7 @@ urlpatterns = [
     path("auth/register", views.RegisterView.as_view(), name="auth-register"),
     path("auth/login", views.LoginView.as_view(), name="auth-login"),
     path("auth/logout", views.LogoutView.as_view(), name="auth-logout"),
+    path("auth/logout-all", views.LogoutAllView.as_view(), name="auth-logout-all"),
     path("auth/password-reset", views.PasswordResetView.as_view(), name="auth-password-reset"),
     path(
         "auth/password-reset/confirm",

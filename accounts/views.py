@@ -10,6 +10,7 @@ from django.contrib.auth import login as session_login
 from django.contrib.auth import logout as session_logout
 from django.middleware.csrf import get_token
 from drf_spectacular.utils import extend_schema, inline_serializer
+from knox.models import AuthToken
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import AllowAny
@@ -19,6 +20,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from accounts import selectors, services
+from accounts.authentication import session_bind_token, session_token_digest
 from accounts.serializers import StatsSerializer, UserSerializer
 from config.api import ScopedThrottle
 from config.fields import StrictCharField
@@ -41,12 +43,24 @@ def _wants_session(request: Request) -> bool:
     return True
 
 
-def _start_session(request: Request, user: Any) -> None:
+def _start_session(request: Request, user: Any, token: AuthToken) -> None:
+    """Log the page in with a session, bound to the token its login made: the session is that
+    device's login, and ends when the token is revoked or expires."""
     session_login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
+    session_bind_token(request._request, token)
+
+
+def _auth_result(user: Any, token: AuthToken, key: str) -> dict[str, Any]:
+    return {"user": UserSerializer(user).data, "token": key, "expiry": token.expiry}
 
 
 AuthOutput = inline_serializer(
-    "AuthResult", fields={"user": UserSerializer(), "token": serializers.CharField()}
+    "AuthResult",
+    fields={
+        "user": UserSerializer(),
+        "token": serializers.CharField(),
+        "expiry": serializers.DateTimeField(),
+    },
 )
 
 
@@ -73,13 +87,10 @@ class RegisterView(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         wants_session = _wants_session(request)
-        user, token = services.user_register(**data.validated_data)
+        user, token, key = services.user_register(**data.validated_data)
         if wants_session:
-            _start_session(request, user)
-        return Response(
-            {"user": UserSerializer(user).data, "token": token.key},
-            status=status.HTTP_201_CREATED,
-        )
+            _start_session(request, user, token)
+        return Response(_auth_result(user, token, key), status=status.HTTP_201_CREATED)
 
 
 class LoginView(APIView):
@@ -97,10 +108,10 @@ class LoginView(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         wants_session = _wants_session(request)
-        user, token = services.user_login(request=request._request, **data.validated_data)
+        user, token, key = services.user_login(request=request._request, **data.validated_data)
         if wants_session:
-            _start_session(request, user)
-        return Response({"user": UserSerializer(user).data, "token": token.key})
+            _start_session(request, user, token)
+        return Response(_auth_result(user, token, key))
 
 
 class BorrowedRateThrottle(ScopedThrottle):
@@ -167,9 +178,26 @@ class PasswordResetConfirmView(APIView):
 
 
 class LogoutView(APIView):
+    """Logs out this device: revokes the token the request came with (or its session's) and
+    ends its session. The account's other devices stay logged in."""
+
     @extend_schema(request=None, responses={204: None})
     def post(self, request: Request) -> Response:
-        services.user_logout(user=request.user)  # type: ignore[arg-type]
+        digests = [session_token_digest(request._request)]
+        if isinstance(request.auth, AuthToken):
+            digests.append(request.auth.digest)
+        services.user_logout(token_digests=[d for d in digests if d is not None])
+        session_logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LogoutAllView(APIView):
+    """Logs out every device of the account: revokes all its tokens (the page's sessions end
+    with theirs) and ends this request's session."""
+
+    @extend_schema(request=None, responses={204: None})
+    def post(self, request: Request) -> Response:
+        services.user_logout_all(user=request.user)  # type: ignore[arg-type]
         session_logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -176,15 +176,17 @@ def make_users_main(count: int) -> None:
     import django
 
     django.setup()
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
 
     from accounts.models import User
+    from accounts.tokens import token_build
 
     users = User.objects.bulk_create(
         [User(username=f"bench{i}", password="!unusable") for i in range(count)]
     )
-    tokens = Token.objects.bulk_create([Token(user=u, key=secrets.token_hex(20)) for u in users])
-    print(json.dumps([t.key for t in tokens]))
+    built = [token_build(user=u) for u in users]
+    AuthToken.objects.bulk_create([token for token, _ in built])
+    print(json.dumps([key for _, key in built]))
 
 
 def free_port() -> int:

@@ -40,13 +40,17 @@ def main() -> int:
         parser.error("statements 100..100000")
     token = django_in_this_process(args.db, args.redis_db, "bench-move-sql")
     import psycopg
-    from rest_framework.authtoken.models import Token
+    from django.utils import timezone
+    from knox.models import AuthToken
 
+    from accounts.tokens import token_digest
     from games import services
 
-    user = Token.objects.select_related("user").get(key=token).user
+    digest = token_digest(token)
+    user = AuthToken.objects.select_related("user").get(digest=digest).user
     game = services.game_start(user=user, code="KL1-D1N-AAAAAAG")
     snapshot = bytes(game.snapshot)
+    now = timezone.now()  # the token check's "not expired at"
     conn = psycopg.connect(**PG, dbname=args.db, autocommit=True, prepare_threshold=0)
     backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]  # type: ignore[index]
 
@@ -64,7 +68,7 @@ def main() -> int:
     def commit_params() -> list[object]:
         s = seq[0]
         seq[0] += 1
-        return [*in_play(s + 1), s, token, game.pk, s + 1, "draw", 0, 1000]
+        return [*in_play(s + 1), s, digest, now, game.pk, s + 1, "draw", 0, 1000]
 
     def update_params() -> list[object]:
         s = seq[0]

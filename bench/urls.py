@@ -95,7 +95,7 @@ def plain_move(request: HttpRequest, game_id: int) -> HttpResponse:
     game, state = services.game_action_apply(
         game_id=game_id,
         user=user,
-        token=token.key,
+        token_digest=token.digest,
         seq=data["seq"],
         action=engine.action_from_dict(data),
     )

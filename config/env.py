@@ -199,6 +199,12 @@ LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 15)
 if LOGIN_FAILURE_LIMIT < 1 or LOGIN_LOCKOUT_MINUTES < 1:
     raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_MINUTES must be 1 or more.")
 
+# API tokens (one per login, per device) expire this many days after they were last used:
+# each use extends a token to this many days from then, at most once a day.
+TOKEN_TTL_DAYS = env_int("TOKEN_TTL_DAYS", 30)
+if TOKEN_TTL_DAYS < 1:
+    raise ImproperlyConfigured("TOKEN_TTL_DAYS must be 1 or more.")
+
 # Outgoing e-mail (password reset links). EMAIL_HOST set: sent over SMTP with these settings.
 # Unset: no mail leaves the machine; each message is written as a file under VAR_DIR/mail.
 EMAIL_HOST = env_str("EMAIL_HOST")

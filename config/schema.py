@@ -5,14 +5,41 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.drainage import set_override
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema as _SpectacularAutoSchema
+from drf_spectacular.plumbing import build_bearer_security_scheme_object
 
 from accounts.authentication import ProcessTokenAuthentication
 
 # The move endpoint takes the same `Authorization: Token` scheme as every other endpoint; only
 # where the token's owner is looked up differs. So the schema has one `tokenAuth` component.
 set_override(ProcessTokenAuthentication, "suppress_collision_warning", True)
+
+
+class TokenScheme(OpenApiAuthenticationExtension):  # type: ignore[misc]
+    """`Authorization: Token <key>`: the API tokens (knox's, through our own classes, which
+    drf-spectacular's knox extension does not match)."""
+
+    target_class = "accounts.authentication.CachedTokenAuthentication"
+    name = "tokenAuth"
+    match_subclasses = True
+
+    def get_security_definition(self, auto_schema: Any) -> Any:
+        return build_bearer_security_scheme_object(
+            header_name="Authorization", token_prefix="Token"
+        )
+
+
+class SessionScheme(OpenApiAuthenticationExtension):  # type: ignore[misc]
+    """The page's session cookie (DRF's session authentication, bound to a token)."""
+
+    target_class = "accounts.authentication.SessionTokenAuthentication"
+    name = "cookieAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> Any:
+        return {"type": "apiKey", "in": "cookie", "name": settings.SESSION_COOKIE_NAME}
 
 
 class AutoSchema(_SpectacularAutoSchema):

@@ -7,6 +7,8 @@ Two modes share this one file:
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import dj_database_url
 from csp import constants as csp
 
@@ -27,7 +29,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "csp",
@@ -201,6 +203,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "ensure-daily-deals": {"task": "games.tasks.ensure_daily_deals", "schedule": 600.0},
     "rank-open-boards": {"task": "games.tasks.rank_open_boards", "schedule": 60.0},
     "close-due-boards": {"task": "games.tasks.close_due_boards", "schedule": 60.0},
+    "delete-expired-tokens": {"task": "accounts.tasks.delete_expired_tokens", "schedule": 86400.0},
 }
 
 # --- Auth -----------------------------------------------------------------------------------
@@ -212,6 +215,16 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "/signin"
+# API tokens (accounts.tokens): django-rest-knox's model and hashing, one token per login (a
+# device), expiring TOKEN_TTL_DAYS after its last use. Knox's own authentication class and
+# views are not used: accounts.authentication finds a token by its digest and extends it at
+# most once a day (knox's AUTO_REFRESH would write on every request past a minute).
+TOKEN_TTL_DAYS = env.TOKEN_TTL_DAYS
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=TOKEN_TTL_DAYS),
+    "AUTO_REFRESH": False,
+    "AUTH_HEADER_PREFIX": "Token",
+}
 # A reset link works for an hour, and once (it is bound to the password it replaces).
 PASSWORD_RESET_TIMEOUT = 3600
 
@@ -266,7 +279,7 @@ else:
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.authentication.CachedTokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "accounts.authentication.SessionTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

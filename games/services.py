@@ -15,12 +15,12 @@ import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Field
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.exceptions import AuthenticationFailed
 
 from accounts.authentication import forget_process_token, user_check_active
@@ -236,17 +236,30 @@ def _row_fields() -> tuple[Field[Any, Any], ...]:
     )
 
 
+class _TokenCheck(NamedTuple):
+    """The caller's API token as a move's statements check it: its digest, alive at `now`."""
+
+    digest: str
+    now: datetime
+
+    def params(self) -> list[object]:
+        """The parameters of `_token_check_sql`."""
+        return [self.digest, connection.ops.adapt_datetimefield_value(self.now)]
+
+
 @functools.cache
 def _token_check_sql() -> str:
-    """`EXISTS (...)`: the token given as a parameter is the game owner's, and that account
-    is active. The move statements carry it, so a token kept in a process's memory
-    (`ProcessTokenAuthentication`) is checked by the database all the same."""
+    """`EXISTS (...)`: the token whose digest is the first parameter exists, has not expired
+    at the second, is the game owner's, and that account is active. The move statements
+    carry it, so a token kept in a process's memory (`ProcessTokenAuthentication`) is checked
+    by the database all the same: revoked, expired or deactivated, it moves nothing."""
     q = connection.ops.quote_name
-    token, user, game = Token._meta, User._meta, Game._meta
+    token, user, game = AuthToken._meta, User._meta, Game._meta
     t, u = q(token.db_table), q(user.db_table)
     return (
         f"EXISTS (SELECT 1 FROM {t} INNER JOIN {u} ON {t}.{q(token.get_field('user').column)}"
         f" = {u}.{q(user.pk.column)} WHERE {t}.{q(token.pk.column)} = %s"
+        f" AND {t}.{q(token.get_field('expiry').column)} > %s"
         f" AND {u}.{q(user.pk.column)} = {q(game.db_table)}.{q(game.get_field('user').column)}"
         f" AND {u}.{q(user.get_field('is_active').column)})"
     )
@@ -321,7 +334,7 @@ def _hot_cursor() -> Iterator[Any]:
 
 
 def _game_read(
-    *, game_id: int, user: User | None = None, lock: bool = False, token: str | None = None
+    *, game_id: int, user: User | None = None, lock: bool = False, token: _TokenCheck | None = None
 ) -> Game | None:
     """The game with its deal (the layout is loaded on first use) and a daily game's board
     (its date; the rest is loaded on first use); with `lock`, its row is locked until the
@@ -330,7 +343,7 @@ def _game_read(
     query = _game_query(for_user=user is not None, lock=lock, token=token is not None)
     params: list[object] = [game_id] if user is None else [game_id, user.pk]
     with _hot_cursor() as cursor:
-        cursor.execute(query.sql, params if token is None else [*params, token])
+        cursor.execute(query.sql, params if token is None else [*params, *token.params()])
         row = cursor.fetchone()
     if row is None:
         return None
@@ -486,7 +499,7 @@ def _move_commit_sql(rows: int, *, token: bool) -> str:
 
 
 def _move_commit(
-    game: Game, entries: Sequence[_Entry], *, read_seq: int, at_ms: int, token: str | None
+    game: Game, entries: Sequence[_Entry], *, read_seq: int, at_ms: int, token: _TokenCheck | None
 ) -> bool:
     """Append the log rows of one action and save the game's figures, atomically, if the
     game is still in play at `read_seq` (and `token`, if given, is still its owner's); False
@@ -495,7 +508,7 @@ def _move_commit(
     `game` holds the new figures (`_record`)."""
     # The in-play fields are ints, text and bytes, which both drivers bind as they are.
     update = [*(getattr(game, name) for name in _IN_PLAY_FIELDS), game.pk]
-    checks: list[object] = [read_seq] if token is None else [read_seq, token]
+    checks: list[object] = [read_seq] if token is None else [read_seq, *token.params()]
     if connection.vendor == "postgresql":  # one round trip, no transaction to open and close
         sql = _move_commit_sql(len(entries), token=token is not None)
         log_params = _log_rows(game, entries, read_seq, at_ms)
@@ -523,18 +536,25 @@ def _record(game: Game, state: engine.GameState, logged: int) -> None:
     game.snapshot = _snapshot_dumps(state)
 
 
-def _check_token(token: str | None) -> None:
-    """Refuse a token the database no longer knows (revoked, or its account deactivated)
-    that this process still kept.
+def _check_token(token: _TokenCheck | None) -> None:
+    """Refuse a token the database no longer knows (revoked, expired, or its account
+    deactivated) that this process still kept.
 
-    :raises AuthenticationFailed: the token is not an active account's.
+    :raises AuthenticationFailed: the token is not an active account's live token.
     """
-    if token is not None and not Token.objects.filter(key=token, user__is_active=True).exists():
-        forget_process_token(token)
+    if token is None:
+        return
+    alive = AuthToken.objects.filter(
+        digest=token.digest, expiry__gt=token.now, user__is_active=True
+    ).exists()
+    if not alive:
+        forget_process_token(token.digest)
         raise AuthenticationFailed("Invalid token.")
 
 
-def _check_playable(game: Game | None, seq: int, now: datetime, token: str | None = None) -> Game:
+def _check_playable(
+    game: Game | None, seq: int, now: datetime, token: _TokenCheck | None = None
+) -> Game:
     """The game, if `seq` may be applied to it now."""
     if game is None:
         _check_token(token)
@@ -555,7 +575,12 @@ def _check_playable(game: Game | None, seq: int, now: datetime, token: str | Non
 
 
 def game_action_apply(
-    *, game_id: int, user: User, seq: int, action: engine.Action, token: str | None = None
+    *,
+    game_id: int,
+    user: User,
+    seq: int,
+    action: engine.Action,
+    token_digest: str | None = None,
 ) -> tuple[Game, engine.GameState]:
     """Apply one player action to the caller's game and append it to the log.
 
@@ -567,16 +592,19 @@ def game_action_apply(
     and its new engine state.
 
     The game is read from this process's memory when it holds the game at `seq`, else from
-    the database. `token` is the API token the caller authenticated with, if any: every
-    statement then checks it is still the owner's (see `ProcessTokenAuthentication`).
+    the database. `token_digest` is the digest of the API token the caller authenticated
+    with (a header's, or the one its session is bound to), if any: every statement then
+    checks it is still the owner's and alive (see `ProcessTokenAuthentication`).
 
-    :raises AuthenticationFailed: `token` was revoked, or its account deactivated.
+    :raises AuthenticationFailed: the token was revoked or expired, or its account
+        deactivated.
     :raises GameNotFoundError: no such game of this user.
     :raises SeqMismatchError: `seq` is not the log's length (stale or repeated request).
     :raises GameOverError: the game is won or resigned, or its daily board has closed.
     :raises IllegalMoveApiError: the rules refuse the action; the message names the rule.
     """
     now = timezone.now()
+    token = _TokenCheck(token_digest, now) if token_digest is not None else None
     kept = _live_game(game_id=game_id, user=user, seq=seq)
     game = _check_playable(
         kept or _game_read(game_id=game_id, user=user, token=token), seq, now, token
@@ -608,7 +636,7 @@ def game_action_apply(
 
 @transaction.atomic
 def _game_action_apply_locked(
-    *, game_id: int, user: User, seq: int, action: engine.Action, token: str | None
+    *, game_id: int, user: User, seq: int, action: engine.Action, token: _TokenCheck | None
 ) -> tuple[Game, engine.GameState]:
     """`game_action_apply` with the game's row locked for the whole transaction."""
     now = timezone.now()

@@ -8,15 +8,14 @@ from collections.abc import Iterator
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from knox.models import AuthToken
 from rest_framework import serializers, status
-from rest_framework.authentication import SessionAuthentication
-from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.authentication import ProcessTokenAuthentication
+from accounts.authentication import ProcessTokenAuthentication, SessionTokenAuthentication
 from config.api import (
     CounterThrottle,
     FastJSONParser,
@@ -82,7 +81,7 @@ class GameActionView(APIView):
     # The hot path: the token and the throttle's count are kept in memory (the service's
     # statements check the token), the game too, so a move costs one database round trip;
     # JSON in and out is orjson's, and a client that takes JSON is not negotiated with.
-    authentication_classes = [ProcessTokenAuthentication, SessionAuthentication]
+    authentication_classes = [ProcessTokenAuthentication, SessionTokenAuthentication]
     throttle_classes = [CounterThrottle]
     throttle_scope = "moves"
     parser_classes = [FastJSONParser]
@@ -103,9 +102,9 @@ class GameActionView(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        token = request.auth.key if isinstance(request.auth, Token) else None
+        digest = request.auth.digest if isinstance(request.auth, AuthToken) else None
         game, state = services.game_action_apply(
-            game_id=game_id, user=request.user, token=token, **data.validated_data
+            game_id=game_id, user=request.user, token_digest=digest, **data.validated_data
         )
         return Response(selectors.game_detail(game=game, state=state))
 

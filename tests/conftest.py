@@ -85,18 +85,17 @@ def api_client() -> Any:
 
 @pytest.fixture
 def make_user(db: None) -> Callable[..., Any]:
-    """Create a user with a token; returns (user, token_key)."""
-    from rest_framework.authtoken.models import Token
-
+    """Create a user with a token (one device's); returns (user, token_key)."""
     from accounts.models import User
+    from accounts.tokens import token_create
 
     counter = iter(range(1_000_000))
 
     def make(username: str | None = None, password: str = "correct-horse-battery") -> Any:
         name = username or f"player{next(counter)}"
         user = User.objects.create_user(username=name, password=password)
-        token = Token.objects.create(user=user)
-        return user, token.key
+        _, key = token_create(user=user)
+        return user, key
 
     return make
 

@@ -53,13 +53,32 @@ def _health(port: int) -> int | None:
     return None
 
 
+# Runs gunicorn with Django's clock (`django.utils.timezone.now`) set ahead by the number of
+# seconds written in a file, read at every call: a test moves the servers' time on while
+# they run, keeping what each process holds in memory.
+_SHIFTED_CLOCK = """
+import datetime, pathlib, sys
+from django.utils import timezone
+ahead = pathlib.Path(sys.argv.pop(1))
+real_now = timezone.now
+timezone.now = lambda: real_now() + datetime.timedelta(seconds=float(ahead.read_text() or 0))
+from gunicorn.app.wsgiapp import run
+run()
+"""
+
+
 @contextlib.contextmanager
-def serving(env: dict[str, str], port: int, log: Path) -> Iterator[None]:
-    """A gunicorn server (one worker) with `env` on `port`, until the block ends."""
+def serving(env: dict[str, str], port: int, log: Path, clock: Path | None = None) -> Iterator[None]:
+    """A gunicorn server (one worker) with `env` on `port`, until the block ends. With
+    `clock`, a file holding a number of seconds (0 if empty), the server's Django clock runs
+    that far ahead of the real one: write the file to move it."""
+    start = [sys.executable, "-m", "gunicorn"]
+    if clock is not None:
+        clock.touch()
+        start = [sys.executable, "-c", _SHIFTED_CLOCK, str(clock)]
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "config.wsgi:application", "-b",
-             f"127.0.0.1:{port}", "-w", "1"],
+            [*start, "config.wsgi:application", "-b", f"127.0.0.1:{port}", "-w", "1"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
 from accounts.models import User
 
@@ -69,7 +69,7 @@ def _assert_invalid(response, field=None):
 def test_register_rejects(api_client, body):
     _assert_invalid(api_client.post("/api/v1/auth/register", body, format="json"))
     assert User.objects.count() == 0
-    assert Token.objects.count() == 0
+    assert AuthToken.objects.count() == 0
 
 
 @pytest.mark.parametrize("raw", NOT_OBJECTS)
@@ -101,7 +101,7 @@ def test_register_rejects_a_name_taken_in_any_case(api_client, make_user, taken)
     response = api_client.post("/api/v1/auth/register", {**GOOD, "username": taken}, format="json")
     _assert_invalid(response, "username")
     assert User.objects.count() == 1
-    assert Token.objects.count() == 1
+    assert AuthToken.objects.count() == 1
 
 
 @pytest.mark.parametrize(
@@ -141,7 +141,7 @@ def test_weak_password_error_names_the_field(api_client):
 def test_login_rejects(api_client, make_user, body):
     make_user("eve", GOOD["password"])
     _assert_invalid(api_client.post("/api/v1/auth/login", body, format="json"))
-    assert Token.objects.count() == 1
+    assert AuthToken.objects.count() == 1
 
 
 @pytest.mark.parametrize("raw", [*NOT_OBJECTS, "{oops"])

@@ -7,10 +7,17 @@ rolled-back transactions never do.
 
 from __future__ import annotations
 
-import pytest
-from django.db import connection, transaction
+from datetime import timedelta
 
-from games import services
+import pytest
+import time_machine
+from django.db import connection, transaction
+from django.utils import timezone
+from knox.models import AuthToken
+from rest_framework.exceptions import AuthenticationFailed
+
+from games import engine, services
+from games.errors import GameNotFoundError
 from games.models import Action, Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -75,6 +82,36 @@ def test_a_token_revoked_after_it_was_kept_in_memory_moves_nothing(start, act, a
     assert refused.status_code == 401, refused.content
     assert refused.json()["error"]["code"] == "authentication_failed"
     assert _log(game) == ["draw"]
+
+
+def test_a_token_expired_after_it_was_kept_in_memory_moves_nothing(start, act, auth_client):
+    """The statement's own check: this process keeps the token with a later expiry than the
+    database now has (as when another process's copy, or the clock, differs)."""
+    game = act(start(), action="draw").json()  # the token is now kept in this process
+    AuthToken.objects.filter(user=auth_client.user).update(
+        expiry=timezone.now() - timedelta(seconds=1)
+    )
+    refused = act(game, action="draw")
+    assert refused.status_code == 401, refused.content
+    assert refused.json()["error"]["code"] == "authentication_failed"
+    assert _log(game) == ["draw"]
+
+
+def test_the_move_statement_refuses_a_token_that_expired_or_is_another_accounts(
+    start, act, auth_client, make_user
+):
+    game = act(start(), action="draw").json()
+    digest = AuthToken.objects.get(user=auth_client.user).digest
+    move = {"game_id": game["id"], "user": auth_client.user, "seq": 1, "action": engine.Draw()}
+    expired = time_machine.travel(timezone.now() + timedelta(days=31))
+    with expired, pytest.raises(AuthenticationFailed):
+        services.game_action_apply(token_digest=digest, **move)
+    other, _ = make_user()
+    with pytest.raises(GameNotFoundError):  # a live token, but not this game's owner's
+        services.game_action_apply(token_digest=AuthToken.objects.get(user=other).digest, **move)
+    assert _log(game) == ["draw"]
+    services.game_action_apply(token_digest=digest, **move)  # the owner's live token
+    assert _log(game) == ["draw", "draw"]
 
 
 def test_a_deactivated_account_kept_in_memory_moves_nothing(start, act, auth_client):

@@ -144,6 +144,34 @@ def test_a_casual_game_as_the_service_role(service, api_client):
 
 
 @pytest.mark.postgres
+def test_api_tokens_as_the_service_role(service, api_client):
+    """The token table (django-rest-knox's, made by a migration after 0010) as web and beat
+    use it: a token made at each login, extended on use, revoked one at a time and all at
+    once, and the expired ones deleted."""
+    from knox.models import AuthToken
+
+    from accounts import tasks
+
+    body = {"username": "devices", "password": PASSWORD}
+    assert api_client.post("/api/v1/auth/register", body, format="json").status_code == 201
+    phone, laptop = (
+        _client(api_client.post("/api/v1/auth/login", body, format="json").json()["token"])
+        for _ in range(2)
+    )
+    assert laptop.get("/api/v1/me").status_code == 200
+    with time_machine.travel(timezone.now() + timedelta(days=2)):
+        assert phone.get("/api/v1/me").status_code == 200  # extends the phone's token
+        assert phone.post("/api/v1/auth/logout").status_code == 204
+        assert laptop.get("/api/v1/me").status_code == 200  # and the laptop's
+    with time_machine.travel(timezone.now() + timedelta(days=31)):
+        assert tasks.delete_expired_tokens() == 1  # the register's, unused since
+    assert AuthToken.objects.count() == 1  # the laptop's
+    login = api_client.post("/api/v1/auth/login", body, format="json")
+    assert _client(login.json()["token"]).post("/api/v1/auth/logout-all").status_code == 204
+    assert AuthToken.objects.count() == 0
+
+
+@pytest.mark.postgres
 def test_a_daily_board_as_the_service_role(service, api_client, make_user):
     with time_machine.travel(at(DAY, 12), tick=False):
         assert api_client.get("/api/v1/daily").status_code == 200  # makes the day's deals

@@ -348,9 +348,8 @@ def test_no_answer_names_a_card_its_caller_has_not_seen(transactional_db, clock,
     """Random ranked games (a winner who plays the solver's line, players who make random
     legal moves and resign or stop, a spectator): every answer of every endpoint to each of
     them names only cards that this caller saw in their own game of the deal."""
-    from rest_framework.authtoken.models import Token
-
     from accounts.models import User
+    from accounts.tokens import token_create
 
     clock(at(DAY, 12))
     daily = daily_services.daily_deal_get_or_create(day=DAY, mode="D1N")
@@ -358,7 +357,7 @@ def test_no_answer_names_a_card_its_caller_has_not_seen(transactional_db, clock,
     callers: dict[str, APIClient] = {}
     for role in ("winner", "a", "b", "spectator"):
         user = User.objects.create_user(username=f"{role}{n}", password="correct-horse-battery")
-        callers[user.username] = _client(Token.objects.create(user=user).key)
+        callers[user.username] = _client(token_create(user=user)[1])
     names = list(callers)
     games = [_win(callers[names[0]], daily)]
     for name in names[1:3]:

@@ -37,14 +37,15 @@ def test_composite_score_stays_exact_in_a_double():
 @pytest.mark.django_db
 def test_live_rank_answers_before_the_snapshot(daily, finished_attempt, api_client):
     from django_redis import get_redis_connection
-    from rest_framework.authtoken.models import Token
+
+    from accounts.tokens import token_create
 
     get_redis_connection("default").delete(f"lb:daily:{daily.pk}")
     ahead = finished_attempt(daily, won=True, score=900, moves=90, elapsed_ms=1000)
     mine = finished_attempt(daily, won=True, score=800, moves=90, elapsed_ms=1000)
     for game in (ahead, mine):
         live.live_rank_add(game_id=game.pk)
-    api_client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get(user=mine.user).key}")
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=mine.user)[1]}")
     board = api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()
     assert board["count"] == 0  # no snapshot yet
     assert board["me"] == {"rank": 2, "count": 2, "percentile": 50.0, "source": "live"}
@@ -52,11 +53,11 @@ def test_live_rank_answers_before_the_snapshot(daily, finished_attempt, api_clie
 
 @pytest.mark.django_db
 def test_without_redis_the_snapshot_answers(daily, finished_attempt, api_client, settings):
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_create
 
     settings.EMBEDDED = True  # as if Redis were gone: no live ranks
     mine = finished_attempt(daily, won=True, score=800, moves=90, elapsed_ms=1000)
-    api_client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get(user=mine.user).key}")
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=mine.user)[1]}")
     assert api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()["me"] is None
     daily_services.daily_rank(daily_id=daily.pk)
     me = api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()["me"]

@@ -76,13 +76,13 @@ def test_retired_generations_are_dropped_after_the_grace(daily, finished_attempt
 def test_me_from_the_snapshot_query_count(
     daily, finished_attempt, api_client, django_assert_max_num_queries
 ):
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_create
 
     games = [
         finished_attempt(daily, won=True, score=i, moves=100, elapsed_ms=1000) for i in range(25)
     ]
     daily_services.daily_rank(daily_id=daily.pk)
-    token = Token.objects.get(user=games[3].user).key
+    token = token_create(user=games[3].user)[1]
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     with django_assert_max_num_queries(4):  # token, board, my entry, the page with users
         board = api_client.get(f"{URL}?around=me").json()

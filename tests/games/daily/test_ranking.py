@@ -89,9 +89,9 @@ def test_me_percentile_and_around_me(daily, finished_attempt, api_client):
     ]
     daily_services.daily_rank(daily_id=daily.pk)
     me = games[30].user
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_create
 
-    api_client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get(user=me).key}")
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=me)[1]}")
     board = _board(api_client)
     assert board["count"] == 45 and board["pages"] == 3 and board["page"] == 1
     assert board["me"]["rank"] == 31
