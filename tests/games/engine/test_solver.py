@@ -1,4 +1,4 @@
-"""games/engine/solver.py: verdicts, engine-checked solutions, hints and analysis."""
+"""games/engine/solver/: verdicts, engine-checked solutions, hints and analysis."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Generator
 
 import pytest
 
-from games.engine import Deal, DealCode, GameState, Move, Rules, format_action, parse_action, solver
+from games.engine import Deal, DealCode, GameState, Move, Rules, format_action, parse_action
 from games.engine.solver import (
     Analysis,
     Solved,
@@ -20,8 +20,10 @@ from games.engine.solver import (
     hint,
     main_solve,
     replay_wins,
+    schedule,
     solve,
 )
+from games.engine.solver.search import _Solver
 
 from .conftest import make_position
 
@@ -343,10 +345,10 @@ def test_the_helper_process_decides_what_the_main_search_cannot(
 ) -> None:
     # The main process only runs a search that never ends; the helper (forked with the same
     # patches) runs the talon-first best-first search from the start.
-    monkeypatch.setattr(solver, "_PHASES_RELAXED", ((solver._DFS, 1.0),))
-    monkeypatch.setattr(solver._Solver, "dfs", _undecided)
-    monkeypatch.setattr(solver, "_HELPER_PHASES_RELAXED", ((solver._BEST_TALON_ALONE, 1.0),))
-    monkeypatch.setattr(solver, "_HELPER_AFTER", 0.0)
+    monkeypatch.setattr(schedule, "_PHASES_RELAXED", ((schedule._DFS, 1.0),))
+    monkeypatch.setattr(_Solver, "dfs", _undecided)
+    monkeypatch.setattr(schedule, "_HELPER_PHASES_RELAXED", ((schedule._BEST_TALON_ALONE, 1.0),))
+    monkeypatch.setattr(schedule, "_HELPER_AFTER", 0.0)
     g = position()
     v = solve(g, budget_s=20, workers=2)
     assert isinstance(v, verdict)
@@ -364,8 +366,8 @@ def _helper_never_answers(*_: object, **__: object) -> None:
 def test_the_helper_process_stops_with_the_main_search(monkeypatch: pytest.MonkeyPatch) -> None:
     # Deal 4 takes the main search over a thousand positions: the helper starts at its first
     # turn, and is still running when the main search wins.
-    monkeypatch.setattr(solver, "_HELPER_AFTER", 0.0)
-    monkeypatch.setattr(solver, "_helper_main", _helper_never_answers)
+    monkeypatch.setattr(schedule, "_HELPER_AFTER", 0.0)
+    monkeypatch.setattr(schedule, "_helper_main", _helper_never_answers)
     g = GameState.from_code("KL1-D3N-AAAAAAE")
     v = solve(g, budget_s=10, workers=2)
     assert isinstance(v, Solved) and wins(g, v.actions)
@@ -379,13 +381,13 @@ def _helper_dies(*_: object, **__: object) -> None:
 def test_a_helper_that_dies_leaves_the_verdict_to_the_main_search(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(solver, "_HELPER_AFTER", 0.0)
-    monkeypatch.setattr(solver, "_helper_main", _helper_dies)
+    monkeypatch.setattr(schedule, "_HELPER_AFTER", 0.0)
+    monkeypatch.setattr(schedule, "_helper_main", _helper_dies)
     g = GameState.from_code("KL1-D3N-AAAAAAF")
     assert isinstance(solve(g, budget_s=10, workers=2), Solved)
     # A main search that never decides: the answer is Unknown at the deadline, not a crash.
-    monkeypatch.setattr(solver, "_PHASES_RELAXED", ((solver._DFS, 1.0),))
-    monkeypatch.setattr(solver._Solver, "dfs", _undecided)
+    monkeypatch.setattr(schedule, "_PHASES_RELAXED", ((schedule._DFS, 1.0),))
+    monkeypatch.setattr(_Solver, "dfs", _undecided)
     assert isinstance(solve(g, budget_s=0.5, workers=2), Unknown)
     assert not multiprocessing.active_children()
 
@@ -398,9 +400,9 @@ def test_a_pool_worker_solves_without_a_helper(monkeypatch: pytest.MonkeyPatch) 
     # Pool workers are daemonic and may not have children: solve() runs alone there. The
     # forked worker inherits the patches: a main search that never decides, so the helper
     # would be due at its first turn.
-    monkeypatch.setattr(solver, "_HELPER_AFTER", 0.0)
-    monkeypatch.setattr(solver, "_PHASES_RELAXED", ((solver._DFS, 1.0),))
-    monkeypatch.setattr(solver._Solver, "dfs", _undecided)
+    monkeypatch.setattr(schedule, "_HELPER_AFTER", 0.0)
+    monkeypatch.setattr(schedule, "_PHASES_RELAXED", ((schedule._DFS, 1.0),))
+    monkeypatch.setattr(_Solver, "dfs", _undecided)
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply(_solve_in_a_pool_worker, ("KL1-D3N-AAAAAAD",)) == "unknown"
 
@@ -436,9 +438,19 @@ def test_deal_code_import() -> None:
 
 def test_solver_doctests() -> None:
     import doctest
+    import importlib
+    import pkgutil
 
     import games.engine
-    import games.engine.solver as module
+    import games.engine.solver as package
 
-    result = doctest.testmod(module, extraglobs=vars(games.engine), optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0 and result.attempted > 0
+    # Every module of the package, with the package's names at hand as in its docstring.
+    names = {**vars(games.engine), **{n: getattr(package, n) for n in package.__all__}}
+    attempted = 0
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        result = doctest.testmod(module, extraglobs=names, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, info.name
+        attempted += result.attempted
+    result = doctest.testmod(package, extraglobs=names, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted + attempted > 0

@@ -1,4 +1,4 @@
-"""games/engine/solver.py: the soundness of the pruning behind ``Unwinnable`` verdicts.
+"""games/engine/solver/: the soundness of the pruning behind ``Unwinnable`` verdicts.
 
 Every technique is checked two ways: hand-made positions where it must (or must not) fire,
 and properties over real play (a winning line never passes a position the technique calls
@@ -13,17 +13,20 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from games.engine import Deal, GameState, Rules, solver
+from games.engine import Deal, GameState, Rules
 from games.engine.cards import CARD_NAMES
 from games.engine.solver import (
     Solved,
     Unknown,
     Unwinnable,
-    _Solver,
-    _stuck,
-    _verdict,
     solve,
 )
+from games.engine.solver import search as solver_search
+from games.engine.solver.positions import _RETURN
+from games.engine.solver.pruning import _stuck
+from games.engine.solver.schedule import _verdict
+from games.engine.solver.search import _Solver
+from games.engine.solver.verdicts import _expand
 
 from .conftest import make_position
 
@@ -161,10 +164,10 @@ def test_endgame_verdicts_agree(seed: int, rules: Rules, out: int) -> None:
     verdicts = [plain, full]
     # Each technique switched off in turn: the shared tables, the waste size dominance.
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver, "_SHARED", False)
+        mp.setattr(solver_search, "_SHARED", False)
         verdicts.append(solve(g, budget_s=3))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver._Solver, "_by_pos", lambda self, seen: None)
+        mp.setattr(_Solver, "_by_pos", lambda self, seen: None)
         verdicts.append(solve(g, budget_s=3))
     kinds = {v.verdict for v in verdicts}
     # Each search alone, with a table of its own: with the fast cuts (a win, or nothing), and
@@ -202,7 +205,7 @@ def alone(g: GameState, search: str, limit: int = 20000, *, sound: bool = False)
     except StopIteration as stop:
         if stop.value is None:
             return "unwinnable" if sound else "exhausted"
-        assert wins(g, solver._expand(g, stop.value))
+        assert wins(g, _expand(g, stop.value))
         return "solved"
     return "unknown"
 
@@ -291,7 +294,7 @@ def test_a_skipped_check_would_have_passed(mode: str, monkeypatch: pytest.Monkey
     """Whenever the searches skip the dead-position check (_stays_open), the check passes."""
     draw, preset = int(mode[1]), mode[2]
     rules = Rules.from_preset(draw, preset)
-    real = solver._stays_open
+    real = solver_search._stays_open
     skipped = 0
 
     def spy(p: tuple, child: tuple, m: tuple, returns: bool) -> bool:  # type: ignore[type-arg]
@@ -302,7 +305,7 @@ def test_a_skipped_check_would_have_passed(mode: str, monkeypatch: pytest.Monkey
             assert not _stuck(child[0], child[4], rules.foundation_return), m
         return ok
 
-    monkeypatch.setattr(solver, "_stays_open", spy)
+    monkeypatch.setattr(solver_search, "_stays_open", spy)
     for n in range(6):
         solve(GameState.new(Deal.from_number(n), rules), budget_s=0.5)
     assert skipped > 20
@@ -315,7 +318,7 @@ def test_shared_tables_prove_only_when_every_search_ran_dry() -> None:
     g = GameState.new(Deal.from_number(66), Rules.from_preset(1, "N"))
     shared = solve(g, budget_s=10)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(solver, "_SHARED", False)
+        mp.setattr(solver_search, "_SHARED", False)
         separate = solve(g, budget_s=10)
     assert isinstance(shared, Unwinnable) and isinstance(separate, Unwinnable)
     s = _Solver(g)
@@ -434,19 +437,19 @@ def test_dead_check_answer_is_shared_by_the_waste_sizes_of_a_position(
     searched are the same as with a check every time."""
     g = GameState.new(Deal.from_number(1), Rules.from_preset(3, "N"))
     calls = 0
-    real = solver._stuck
+    real = solver_search._stuck
 
     def counting(*args: object) -> bool:
         nonlocal calls
         calls += 1
         return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(solver, "_stuck", counting)
+    monkeypatch.setattr(solver_search, "_stuck", counting)
     cached = solve(g, budget_s=60, max_nodes=30000)
     cached_calls, calls = calls, 0
-    monkeypatch.setattr(solver, "_ALIVE", 1 << 40)  # never recorded: every check runs
-    monkeypatch.setattr(solver, "_DEAD", 1 << 41)
-    monkeypatch.setattr(solver, "_waste_seen", _waste_seen_without_verdicts)
+    monkeypatch.setattr(solver_search, "_ALIVE", 1 << 40)  # never recorded: every check runs
+    monkeypatch.setattr(solver_search, "_DEAD", 1 << 41)
+    monkeypatch.setattr(solver_search, "_waste_seen", _waste_seen_without_verdicts)
     plain = solve(g, budget_s=60, max_nodes=30000)
     assert (cached.verdict, cached.nodes) == (plain.verdict, plain.nodes)
     assert cached_calls < calls
@@ -457,7 +460,7 @@ def _waste_seen_without_verdicts(by_pos: dict[bytes, int], k: bytes) -> int:
     return prev if prev < 0 else prev & ((1 << 30) - 1)
 
 
-_real_waste_seen = solver._waste_seen
+_real_waste_seen = solver_search._waste_seen
 
 
 @pytest.mark.parametrize(("hearts", "useful"), [(3, False), (6, True)])
@@ -472,5 +475,5 @@ def test_a_return_is_generated_only_when_its_use_can_follow(hearts: int, useful:
         draw=3,
     )
     s = _Solver(g)
-    returns = [m for m in s._moves(s._start()[0]) if m[0] == solver._RETURN]
+    returns = [m for m in s._moves(s._start()[0]) if m[0] == _RETURN]
     assert bool(returns) is useful

@@ -1,4 +1,4 @@
-"""games/engine/solver.py: ``Unwinnable`` is a proof (issue #22).
+"""games/engine/solver/: ``Unwinnable`` is a proof (issue #22).
 
 No position known to be winnable may be called lost: not on an engine-checked winning line
 that needs moves the fast search's cuts leave out (foundation returns from two suits in turn),
@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 
 from games.engine import GameState, Move, Rules, parse_action, solver
 from games.engine.actions import PlainAction
-from games.engine.solver import Solved, Unknown, Unwinnable, _Solver, replay_wins, solve
+from games.engine.solver import Solved, Unknown, Unwinnable, replay_wins, schedule, solve
+from games.engine.solver.search import _Solver
+from games.engine.solver.verdicts import _expand
 
 from .test_solver_pruning import endgame
 
@@ -103,7 +105,7 @@ def test_the_cut_search_runs_dry_where_the_sound_one_wins() -> None:
     assert twin.sound and twin is cut.sound_twin()
     line = exhaust(twin.dfs(own_table=True))
     assert line is not None
-    assert replay_wins(g, solver._expand(g, line))  # type: ignore[arg-type]
+    assert replay_wins(g, _expand(g, line))  # type: ignore[arg-type]
 
 
 def test_an_exhausted_cut_space_is_unknown_until_the_sound_search_decides(
@@ -115,7 +117,7 @@ def test_an_exhausted_cut_space_is_unknown_until_the_sound_search_decides(
         while True:
             yield
 
-    monkeypatch.setattr(solver, "_sound_search", lambda s, which: never(s))
+    monkeypatch.setattr(schedule, "_sound_search", lambda s, which: never(s))
     v = solve(g, budget_s=0.3)
     assert isinstance(v, Unknown)
 
@@ -123,7 +125,7 @@ def test_an_exhausted_cut_space_is_unknown_until_the_sound_search_decides(
 def test_the_relaxed_game_is_searched_with_the_sound_cuts() -> None:
     # Its running dry proves a draw-3 loss, so it may only use the sound cuts.
     g = GameState.from_code("KL1-D3N-AAAAAAD")
-    _s, relaxed = solver._solvers(g, True)
+    _s, relaxed = schedule._solvers(g, True)
     assert relaxed is not None and relaxed.sound and relaxed.talon_is_set
 
 

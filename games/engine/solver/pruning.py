@@ -1,0 +1,314 @@
+"""Pruning: the dead-position check (:func:`_stuck`, and :func:`_stays_open` for when a
+child passes it because its parent does) and the cuts of the move generator: the sound chain
+rule (:func:`_down_useful`) and the fast cuts, for wins only (:func:`_up_useful`,
+:func:`_return_useful`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .positions import _COL_COL, _DOWN0, _MATE, _OPP, _PARENTS, _TALON, _Cols, _Macro, _Pos
+
+
+def _stays_open(p: _Pos, child: _Pos, m: _Macro, returns: bool) -> bool:
+    """Does ``child`` pass :func:`_stuck` because ``p`` does?  True when the card the move
+    put onto another card can leave it at once in the child: its other parent serves
+    whatever the rest does (:func:`_serves_now`), or it is the top itself and every lower
+    card of its suit is on its foundation, in the talon or on a column top; or when it went
+    into an empty column.
+
+    Then every derivation of the fixpoint in ``p`` still holds in ``child``: the card under
+    its old place, and the card it now covers, are uncovered from the start; a card from
+    the talon is now a column top; the automatic foundation moves are safe ones, whose
+    cards no card left in a column needs (both cards that could go on them are up).
+    """
+    kind = m[0]
+    if kind == _COL_COL:
+        q = p[0][m[1]][-m[2]]
+        d = m[3]
+    elif kind == _TALON and m[2] >= 0:
+        q, d = m[1], m[2]
+    else:
+        return False
+    cols = child[0]
+    col = cols[d]
+    i = col.find(q, 1)
+    if i < 1:
+        return False  # the automatic moves took it up: check
+    if i == 1:
+        return True  # a king into an empty column
+    par = col[i - 1]
+    covered = b"".join([c[1:-1] for c in cols])
+    tops = bytes([c[-1] for c in cols if len(c) > 1])
+    found = child[4]
+    for tw in _PARENTS[q]:
+        if tw != par and _serves_now(tw, covered, tops, found, returns):
+            return True
+    if i != len(col) - 1:
+        return False
+    s = q // 13
+    return all(z not in covered for z in range(s * 13 + found[s], q))
+
+
+def _serves_now(p: int, covered: bytes, tops: bytes, found: Sequence[int], returns: bool) -> bool:
+    """Does ``p`` serve (see :func:`_serve`) whatever the other cards do: a column top, or a
+    talon / foundation card whose parents lead to one, or to a king, through talon and
+    foundation cards only?"""
+    if p in tops:
+        return True
+    if p in covered or (not returns and found[p // 13] > p % 13):
+        return False
+    if p % 13 == 12:
+        return True
+    return any(_serves_now(x, covered, tops, found, returns) for x in _PARENTS[p])
+
+
+def _stuck(
+    cols: _Cols,
+    found: Sequence[int],
+    returns: bool,
+    hint: Sequence[int] = (),
+    order: list[int] | None = None,
+) -> bool:
+    """Is some column card unable ever to leave the card it lies on?  (Then the position is
+    lost: in a win every card leaves its support by a move of its own.)
+
+    A least fixpoint over "card q can leave its support by a move of its own" (``free``):
+
+    * to its foundation: q is uncovered (the card on q can leave) and every lower card of its
+      suit can reach the foundation (it is there, in the talon, or uncovered in a column);
+    * onto a parent p other than its support: p can become a column top (``serve``: p is
+      uncovered in a column; from the talon or a foundation - return allowed - only onto a
+      parent of its own that serves, or a king into an empty column);
+    * a king into an empty column (always assumed possible);
+    * a face-down q must be uncovered first, whatever the route.
+
+    Everything else is assumed possible (the talon is fully reachable, empty columns appear),
+    so the fixpoint over-approximates: whatever a real line of play does, it derives, by
+    induction over the moves of that line. A card it cannot derive never leaves: lost.
+
+    The cards are tried in passes until one adds nothing; ``hint`` (the order in which the
+    cards were derived in the parent position, filled into ``order``) only saves passes.
+    """
+    above = [-1] * 52  # the card lying on a column card (-1: a top, or not in a column)
+    sup = [-1] * 52  # the card a column card lies on (-1: the column's bottom card)
+    incol = bytearray(52)
+    flag = bytearray(52)  # 1: a face-up card with a support, 2: a face-down one
+    pending: list[int] = []
+    for col in cols:
+        n = len(col)
+        if n <= 1:
+            continue
+        down = col[0] - _DOWN0
+        x = col[n - 1]
+        incol[x] = 1
+        # top first, face-down ones flagged by a negative entry (-1 - card)
+        for i in range(n - 2, 0, -1):
+            y = col[i]
+            incol[y] = 1
+            sup[x] = y
+            above[y] = x
+            if i >= down:
+                pending.append(x)
+                flag[x] = 1
+            else:
+                pending.append(-1 - x)
+                flag[x] = 2
+            x = y
+    if not pending:
+        return False
+    if hint:
+        rest = pending
+        pending = []
+        for x in hint:
+            f = flag[x]
+            if f:
+                pending.append(x if f == 1 else -1 - x)
+                flag[x] = 0
+        for e in rest:
+            if flag[e if e >= 0 else -1 - e]:
+                pending.append(e)
+    free = bytearray(52)
+    served = bytearray(52)  # 1: can become a column top (once true, true for good)
+    parents = _PARENTS
+    # fmax[s]: a card of suit s up to this rank has every lower card of its suit able to
+    # reach the foundation (on it, in the talon, or uncovered in a column); the card of that
+    # rank (if below 13) is the one that stops it. Kept up to date as cards are derived, so
+    # that a pass sees what the cards before it derived.
+    fmax = [_blocker(s * 13 + found[s], s * 13 + 13, incol, above, free) - s * 13 for s in range(4)]
+    while True:
+        failed = bytearray(52)  # talon / foundation cards found unable to serve this pass
+        left: list[int] = []
+        # Another pass can only help when a card was freed after some card (or some talon or
+        # foundation card's serving) failed.
+        again = False
+        for e in pending:
+            q = e if e >= 0 else -1 - e
+            a = above[q]
+            acc = a < 0 or free[a]
+            if e < 0 and not acc:
+                left.append(e)  # face down and still covered
+                continue
+            r = q % 13
+            if not (r == 12 or (acc and r <= fmax[q // 13])):
+                sq = sup[q]
+                for par in parents[q]:
+                    if par == sq:
+                        continue
+                    if incol[par]:
+                        a = above[par]
+                        if a < 0 or free[a]:
+                            break
+                    elif served[par] or (
+                        not failed[par]
+                        and _serve(par, above, incol, free, found, returns, served, failed)
+                    ):
+                        break
+                else:
+                    left.append(e)
+                    continue
+            # q leaves: to its foundation (a king: into an empty column), or onto a parent
+            free[q] = 1
+            if not again and (left or 1 in failed):
+                again = True  # something judged before may judge otherwise now
+            if order is not None:
+                order.append(q)
+            y = sup[q]
+            if y >= 0:
+                s = y // 13
+                if fmax[s] == y % 13:
+                    # y stopped its suit's reach: it goes further now.
+                    fmax[s] = _blocker(y + 1, s * 13 + 13, incol, above, free) - s * 13
+        if not left:
+            return False
+        if not again:
+            return True
+        pending = left
+
+
+def _blocker(lo: int, hi: int, incol: bytearray, above: list[int], free: bytearray) -> int:
+    """The first of cards ``lo..hi-1`` (one suit, rising) that lies in a column under a card
+    that cannot leave it yet (so it cannot go up), or ``hi``."""
+    for z in range(lo, hi):
+        if incol[z]:
+            a = above[z]
+            if a >= 0 and not free[a]:
+                return z
+    return hi
+
+
+def _serve(
+    p: int,
+    above: list[int],
+    incol: bytearray,
+    free: bytearray,
+    found: Sequence[int],
+    returns: bool,
+    served: bytearray,
+    failed: bytearray,
+) -> bool:
+    """Can ``p`` become a column top (so that a card can go on it)?  ``served`` remembers the
+    cards found able to (for good: ``free`` only grows), ``failed`` those found unable in this
+    pass."""
+    if incol[p]:
+        a = above[p]
+        return a < 0 or bool(free[a])
+    if served[p]:
+        return True
+    if failed[p]:
+        return False
+    # In the talon or on a foundation: it must go onto a column first.
+    if not returns and found[p // 13] > p % 13:
+        ok = False
+    elif p % 13 == 12:
+        ok = True
+    else:
+        ok = False
+        for q in _PARENTS[p]:
+            if _serve(q, above, incol, free, found, returns, served, failed):
+                ok = True
+                break
+    if ok:
+        served[p] = 1
+    else:
+        failed[p] = 1
+    return ok
+
+
+def _up_useful(x: int, talon: set[int], tops: set[int]) -> bool:
+    """Is there a chain x+1, x+2 ... through the talon that ends at a column top?  (Fast
+    search only: not proven.)"""
+    while x % 13 != 12:
+        x += 1
+        if x in tops:
+            return True
+        if x not in talon:
+            return False
+    return False
+
+
+def _down_useful(x: int, talon: set[int], faceup: set[int], ftops: set[int]) -> bool:
+    """Can something end up on ``x`` from the tableau (directly or through talon cards), or
+    come back onto it from a foundation (``ftops``: foundation tops, empty without return)?
+
+    A sound cut with every foundation top in ``ftops`` (docs/solver.md, "the chain rule");
+    the fast search passes only those whose return is useful by itself."""
+    if x % 13 == 0:
+        return False
+    for s in _OPP[x // 13]:
+        y = s * 13 + x % 13 - 1
+        if y in faceup or y in ftops:
+            return True
+        if y in talon and _down_useful(y, talon, faceup, ftops):
+            return True
+    return False
+
+
+def _return_useful(
+    x: int,
+    found: Sequence[int],
+    cols: _Cols,
+    faceup: set[int],
+    talon: set[int],
+    where: dict[int, int],
+) -> bool:
+    """Fast search only, not sound (a win may need two suits taken back in turn, issue #22).
+
+    Taking ``x`` back from its foundation pays only when the next move uses it: a card
+    one rank lower of the other colour goes on it (from the tableau, the talon, or itself
+    taken back for a use of its own), or the card under ``x`` comes back in turn. A column
+    card that lies on ``x``'s twin counts only when that move may be made too: the twin it
+    leaves goes up, or the card's own twin can come onto it."""
+    r = x % 13
+    if r == 0:
+        return False
+    for s in _OPP[x // 13]:
+        y = s * 13 + r - 1
+        if y in talon:
+            return True
+        if y in faceup:
+            # When y lies on x's twin z, moving it leaves z (a partial run move), which the
+            # next move must use in turn: z up, or y's twin onto z.
+            z = _MATE[x // 13] * 13 + r
+            if z not in faceup or found[z // 13] == r or not _lies_on(cols, y, z):
+                return True
+            tw = _MATE[s] * 13 + r - 1
+            if tw in faceup or tw in talon or found[tw // 13] == r:
+                return True
+        if found[s] == r and _return_useful(y, found, cols, faceup, talon, where):
+            return True
+    below = x - 1
+    if any(p in where for p in _PARENTS[below]):
+        lower = list(found)
+        lower[x // 13] -= 1
+        return _return_useful(below, lower, cols, faceup, talon, where)
+    return False
+
+
+def _lies_on(cols: _Cols, x: int, y: int) -> bool:
+    """Does column card ``x`` lie on card ``y``?"""
+    for col in cols:
+        i = col.find(x, 2)
+        if i > 1:
+            return col[i - 1] == y
+    return False

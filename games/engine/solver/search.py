@@ -1,0 +1,299 @@
+"""The searches (:class:`_Solver`): depth-first and best-first over :class:`_Game`'s moves,
+with transposition tables and the dead-position check; generators that yield every 256
+positions, so that :mod:`.schedule` can take turns between them."""
+
+from __future__ import annotations
+
+import functools
+import heapq
+from collections.abc import Generator
+from typing import Any, Final
+
+from ..state import GameState
+from .moves import _Game
+from .positions import _COL_F, _Macro, _Pos
+from .pruning import _stays_open, _stuck
+
+_SHARED = True
+
+
+class _Solver(_Game):
+    """One search over one start position. Not thread-safe; cheap to build."""
+
+    def __init__(
+        self,
+        state: GameState,
+        *,
+        stuck_check: bool = True,
+        relax: bool = False,
+        sound: bool | None = None,
+    ) -> None:
+        """``relax`` and ``sound`` as for :class:`_Game`; ``stuck_check``: cut the dead
+        positions (:func:`_stuck`; off for tests)."""
+        super().__init__(state, relax=relax, sound=sound)
+        self.stuck_check = stuck_check
+        self._twin: _Solver | None = None
+        self.shared = _SHARED
+        self._shared: tuple[set[bytes], dict[bytes, int] | None] | None = None
+        self.nodes = 0
+
+    # -- tables -----------------------------------------------------------------------------
+
+    def sound_twin(self) -> _Solver:
+        """A solver of the same position and game with the sound cuts only (made once)."""
+        if self.sound:
+            return self
+        if self._twin is None:
+            self._twin = _Solver(
+                self.state, stuck_check=self.stuck_check, relax=self.relax, sound=True
+            )
+        return self._twin
+
+    def _key(self, p: _Pos) -> bytes:
+        cols, talon, pos, passes, _ = p
+        if self.unlimited:
+            if self.draw == 1:
+                tail = b""
+            else:
+                n = len(talon)
+                tail = bytes((0 if pos % 3 == 0 or pos == n else pos,))
+        else:
+            tail = bytes((pos, passes))
+        return b"".join(sorted(cols)) + b"\xff" + talon + b"\xfe" + tail
+
+    def _tables(self, p0: _Pos, own: bool = False) -> tuple[set[bytes], dict[bytes, int] | None]:
+        """The transposition tables of a search: shared by the searches of one solver when
+        ``shared`` (then a proof needs every search exhausted), else (or when ``own``)
+        fresh."""
+        shared = self.shared and not own
+        if shared and self._shared is not None:
+            return self._shared
+        seen = {self._key(p0)}
+        t = (seen, self._by_pos(seen))
+        if shared:
+            self._shared = t
+        return t
+
+    def _by_pos(self, seen: set[bytes]) -> dict[bytes, int] | None:
+        """Draw 3 with unlimited passes: the keys without their waste-size byte, each with
+        the bit set of the waste sizes seen, seeded with ``seen`` (see :func:`_waste_seen`)."""
+        if not self.unlimited or self.draw == 1:
+            return None
+        out: dict[bytes, int] = {}
+        for k in seen:
+            out[k[:-1]] = out.get(k[:-1], 0) | 1 << k[-1]
+        return out
+
+    # -- searches ---------------------------------------------------------------------------
+
+    def dfs(
+        self, *, talon_first: bool = False, own_table: bool = False
+    ) -> Generator[None, None, list[_Macro] | None]:
+        """Depth-first search in move order. A generator that yields every 256 positions
+        (so a scheduler can switch searches) and returns a winning macro line (auto moves
+        included), or None when the space is exhausted: a proof. ``talon_first`` and
+        ``own_table`` as for :meth:`best_first` (the talon's moves tried first)."""
+        p0, autos = self._start()
+        if self._won(p0):
+            return autos
+        order0: list[int] = []
+        if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0):
+            return None
+        seen, by_pos = self._tables(p0, own_table)
+        head = autos
+        # (position, its moves, the order of the dead-position check that let it through
+        # and whether it is known to pass that check)
+        frames: list[tuple[_Pos, list[_Macro], list[int], bool]] = [
+            (p0, self._moves(p0, talon_first), order0, True)
+        ]
+        idx = [0]
+        path: list[list[_Macro]] = []
+        apply = self._apply
+        key = self._key
+        won = self._won
+        moves = functools.partial(self._moves, talon_first=talon_first)
+        stuck = _stuck
+        returns = self.returns
+        check = self.stuck_check
+        nodes = 0
+        while frames:
+            p, ms, order, known = frames[-1]
+            i = idx[-1]
+            if i >= len(ms):
+                frames.pop()
+                idx.pop()
+                if path:
+                    path.pop()
+                continue
+            idx[-1] = i + 1
+            step: list[_Macro] = [ms[i]]
+            child = apply(p, ms[i], step)
+            k = key(child)
+            if k in seen:
+                continue
+            prev = 0  # what the dead-position check said of this position's other waste sizes
+            if by_pos is not None:
+                prev = _waste_seen(by_pos, k)
+                if prev < 0:
+                    continue  # the same position with a smaller waste size was seen
+            seen.add(k)
+            nodes += 1
+            if won(child):
+                self.nodes += nodes & 255
+                out = list(head)
+                for s in path:
+                    out.extend(s)
+                out.extend(step)
+                return out
+            if nodes & 255 == 0:
+                self.nodes += 256
+                yield
+            if check:
+                if ms[i][0] == _COL_F:
+                    known = False  # not checked (see _stays_open)
+                elif not (known and _stays_open(p, child, ms[i], returns)):
+                    # The check does not depend on the talon's waste size: its answer for
+                    # another size of the same position stands.
+                    if prev & _DEAD:
+                        continue
+                    if not prev & _ALIVE:
+                        new_order: list[int] = []
+                        dead = stuck(child[0], child[4], returns, order, new_order)
+                        if by_pos is not None:
+                            by_pos[k[:-1]] |= _DEAD if dead else _ALIVE
+                        if dead:
+                            continue
+                        order = new_order
+                    known = True
+            path.append(step)
+            frames.append((child, moves(child), order, known))
+            idx.append(0)
+        self.nodes += nodes & 255
+        return None
+
+    def best_first(
+        self, *, talon_first: bool = False, own_table: bool = False
+    ) -> Generator[None, None, list[_Macro] | None]:
+        """Like :meth:`dfs`, but always expands the open position with the fewest face-down
+        cards, then the most cards on the foundations; just as complete. ``talon_first``: the
+        fewest talon cards before all that (in draw 3 it wins other deals than the plain
+        order, see :data:`_PHASES_RELAXED`). ``own_table``: not sharing the solver's tables
+        (running dry is then a proof by itself)."""
+        p0, autos = self._start()
+        if self._won(p0):
+            return autos
+        order0: list[int] = []
+        if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0):
+            return None
+        seen, by_pos = self._tables(p0, own_table)
+        _Link = tuple[Any, list[_Macro]] | None
+        # (priority, tie-break, position, line, check: _KNOWN / _CHECK / _UNCHECKED, the
+        # parent's check order)
+        heap: list[tuple[int, int, _Pos, _Link, int, list[int]]] = [
+            (0, 0, p0, None, _KNOWN, order0)
+        ]
+        apply = self._apply
+        key = self._key
+        won = self._won
+        moves = self._moves
+        push = heapq.heappush
+        pop = heapq.heappop
+        stuck = _stuck
+        returns = self.returns
+        check = self.stuck_check
+        nodes = 0
+        tick = 0
+        talon_weight = 32 if talon_first else 0  # face-down counts stay below 32
+        while heap:
+            _, _, p, link, status, order = pop(heap)
+            # Checked when taken, not when made: most positions on the heap never are.
+            if status == _CHECK:
+                new_order: list[int] = []
+                if stuck(p[0], p[4], returns, order, new_order):
+                    continue
+                order = new_order
+                status = _KNOWN
+            for m in moves(p):
+                step: list[_Macro] = [m]
+                child = apply(p, m, step)
+                k = key(child)
+                if k in seen:
+                    continue
+                if by_pos is not None and _waste_seen(by_pos, k) < 0:
+                    continue  # the same position with a smaller waste size was seen
+                seen.add(k)
+                nodes += 1
+                node: _Link = (link, step)
+                if won(child):
+                    self.nodes += nodes & 255
+                    steps: list[list[_Macro]] = []
+                    while node is not None:
+                        steps.append(node[1])
+                        node = node[0]
+                    out = list(autos)
+                    for st in reversed(steps):
+                        out.extend(st)
+                    return out
+                if nodes & 255 == 0:
+                    self.nodes += 256
+                    yield
+                hidden = 0
+                for col in child[0]:
+                    hidden += col[0]
+                tick -= 1
+                push(
+                    heap,
+                    (
+                        (len(child[1]) * talon_weight + hidden - 700) * 64 - sum(child[4]),
+                        tick,
+                        child,
+                        node,
+                        _UNCHECKED
+                        if not check or m[0] == _COL_F
+                        else _KNOWN
+                        if status == _KNOWN and _stays_open(p, child, m, returns)
+                        else _CHECK,
+                        order,
+                    ),
+                )
+        self.nodes += nodes & 255
+        return None
+
+
+_SMALLER: Final = tuple(sum(1 << p for p in range(1, q) if p % 3 == q % 3) for q in range(64))
+"""For a waste size ``q`` other than "0" (as in the key): the smaller ones whose position
+dominates it, ``q - 3``, ``q - 6``... ("0", the talon as after a recycle, is dominated by
+any)."""
+
+
+def _waste_seen(by_pos: dict[bytes, int], k: bytes) -> int:
+    """Draw 3, unlimited passes: -1 when the position of key ``k`` is dominated by one seen,
+    else (recording it) the bits its position had before: its waste sizes seen, and
+    ``_ALIVE`` / ``_DEAD`` once the dead-position check has judged it.
+
+    From waste size ``p`` the draws reach ``p + 3``, ``p + 6``... and the end, and a recycle
+    reaches "0"; the K+ moves from ``p`` include every move from those (the same card
+    played, the same position after it). So once a position is seen with waste
+    size ``p``, the same position with a size reached from ``p`` adds nothing: every seen
+    position is expanded (or dead, which does not depend on the talon)."""
+    base = k[:-1]
+    q = k[-1]
+    seen = by_pos.get(base, 0)
+    if q == 0:
+        if seen:
+            return -1
+    elif seen & _SMALLER[q]:
+        return -1
+    by_pos[base] = seen | 1 << q
+    return seen
+
+
+_ALIVE: Final = 1 << 30
+"""In :func:`_waste_seen`'s bits (waste sizes stay below 25): passed the dead-position check."""
+_DEAD: Final = 1 << 31
+"""... and failed it."""
+
+
+_KNOWN: Final = 0
+_CHECK: Final = 1
+_UNCHECKED: Final = 2
