@@ -36,6 +36,7 @@ test: $(VENV)/.installed-dev
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports --no-logo
 
 typecheck: $(VENV)/.installed-dev
 	$(PY) -m mypy --strict games/engine

@@ -6,4 +6,11 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self) -> None:
-        from accounts import checks  # noqa: F401  (registers the system checks)
+        from accounts import (
+            checks,  # noqa: F401  (registers the system checks)
+            services,
+            tasks,
+        )
+
+        # A service has a task sent through a hook (docs/architecture.md, "Layers").
+        services.password_reset_queue.connect(tasks.password_reset_queue)

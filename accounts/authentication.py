@@ -9,6 +9,7 @@ from typing import Any
 
 from django.contrib.auth import logout as session_logout
 from django.utils import timezone
+from drf_spectacular.drainage import set_override
 from knox.auth import TokenAuthentication
 from knox.models import AuthToken
 from rest_framework.authentication import SessionAuthentication
@@ -113,6 +114,12 @@ class ProcessTokenAuthentication(CachedTokenAuthentication):
             kept = _token_cached(digest)
             _process_tokens.put(digest, kept)
         return kept
+
+
+# The move endpoint takes the same `Authorization: Token` scheme as every other endpoint; only
+# where the token's owner is looked up differs. So the OpenAPI schema has one `tokenAuth`
+# component (config/schema.py).
+set_override(ProcessTokenAuthentication, "suppress_collision_warning", True)
 
 
 def forget_process_token(digest: str) -> None:

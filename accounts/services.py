@@ -26,8 +26,14 @@ from rest_framework import status
 from accounts import lockout, tokens
 from accounts.models import User
 from config.api import ApplicationError
+from config.hooks import Hook
 
 logger = logging.getLogger("accounts.services")
+
+# Sends the task that e-mails the reset links for (email, domain, use_https) now, not after a
+# commit (`accounts.tasks.password_reset_queue`, connected in `accounts.apps`); raises kombu's
+# OperationalError when the broker is away.
+password_reset_queue: Hook[[str, str, bool]] = Hook("accounts.services.password_reset_queue")
 
 # Names a player may not take, in any letter case: they would pass for the site speaking.
 RESERVED_USERNAMES = frozenset(
@@ -151,10 +157,8 @@ def user_password_reset_request(*, email: str, domain: str, use_https: bool) -> 
     :raises MailUnavailableError: the task queue cannot take the request (Redis down); the
         same answer for every address.
     """
-    from accounts.tasks import send_password_reset
-
     try:
-        send_password_reset.delay(email, domain, use_https)
+        password_reset_queue(email, domain, use_https)
     except OperationalError:  # kombu's: the broker is away
         logger.warning("password reset: the task queue did not answer", exc_info=True)
         raise MailUnavailableError(

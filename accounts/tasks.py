@@ -22,3 +22,9 @@ def delete_expired_tokens() -> int:
     """Delete every expired API token (`accounts.tokens.tokens_delete_expired`); the beat
     runs it daily. Idempotent."""
     return tokens.tokens_delete_expired()
+
+
+def password_reset_queue(email: str, domain: str, use_https: bool) -> None:
+    """Send `send_password_reset` now (`services.password_reset_queue`, connected in
+    `accounts.apps`); kombu's OperationalError when the broker is away."""
+    send_password_reset.delay(email, domain, use_https)

@@ -24,6 +24,7 @@ from accounts.authentication import session_bind_token, session_token_digest
 from accounts.serializers import StatsSerializer, UserSerializer
 from config.api import ScopedThrottle
 from config.fields import StrictCharField
+from games import selectors as game_selectors
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -226,7 +227,7 @@ class MeView(APIView):
 
         @extend_schema(responses=StatsSerializer)  # type: ignore[misc]
         def get_stats(self, user: Any) -> dict[str, Any]:
-            return selectors.user_stats(user=user)
+            return game_selectors.user_stats(user=user)
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request) -> Response:
@@ -247,6 +248,6 @@ class UserProfileView(APIView):
         profile = {
             "username": user.username,
             "date_joined": user.date_joined,
-            "stats": selectors.user_stats(user=user),
+            "stats": game_selectors.user_stats(user=user),
         }
         return Response(self.OutputSerializer(profile).data)

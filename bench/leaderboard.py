@@ -88,8 +88,8 @@ def seed(size: int) -> dict[str, Any]:
     from django.db import connection, transaction
     from django.utils import timezone
 
+    from games import clock
     from games import services as game_services
-    from games.daily import clock
     from games.daily.services import daily_commitment, daily_first_candidate
     from games.engine import DealCode
     from games.models import DailyDeal

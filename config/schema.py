@@ -6,16 +6,9 @@ import re
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.drainage import set_override
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema as _SpectacularAutoSchema
 from drf_spectacular.plumbing import build_bearer_security_scheme_object
-
-from accounts.authentication import ProcessTokenAuthentication
-
-# The move endpoint takes the same `Authorization: Token` scheme as every other endpoint; only
-# where the token's owner is looked up differs. So the schema has one `tokenAuth` component.
-set_override(ProcessTokenAuthentication, "suppress_collision_warning", True)
 
 
 class TokenScheme(OpenApiAuthenticationExtension):  # type: ignore[misc]

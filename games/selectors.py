@@ -226,6 +226,14 @@ def user_game_stats(*, user: User) -> dict[str, Any]:
     return {**_stats_row(**totals), "modes": modes}
 
 
+def user_stats(*, user: User) -> dict[str, Any]:
+    """A player's statistics: games played and won, win rate, bests, per mode, and streaks.
+
+    Zeros and nulls until the player has finished games.
+    """
+    return {**user_game_stats(user=user), "streaks": user_streaks(user=user)}
+
+
 def user_streaks(*, user: User) -> dict[str, dict[str, int]]:
     """The user's current and longest daily-win streak per mode."""
     return {

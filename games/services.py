@@ -26,10 +26,9 @@ from rest_framework.exceptions import AuthenticationFailed
 from accounts.authentication import forget_process_token, user_check_active
 from accounts.models import User
 from config.api import ApplicationError, ConflictError
+from config.hooks import Hook
 from config.memo import ProcessMemo
-from games import engine
-from games.daily import clock
-from games.daily import services as daily_services
+from games import clock, engine
 from games.engine import snapshot, solver
 from games.errors import (
     GameNotFoundError,
@@ -41,6 +40,12 @@ from games.errors import (
 from games.models import Action, DailyDeal, Deal, Game
 
 logger = logging.getLogger("games.services")
+
+# Called inside the transaction that ends a game, under its row's lock, with the game (its
+# figures final, its row not saved yet: a receiver may set `leaderboard_score`) and its whole
+# log. The layers above connect to it in `games.apps`: the daily boards (a ranked attempt's
+# score and ranking) and the tasks (a lost game's analysis).
+game_ended: Hook[[Game, list[str]]] = Hook("games.services.game_ended")
 
 
 class DailyDealOpenError(ConflictError):
@@ -207,10 +212,10 @@ def _elapsed_ms(game: Game, now: datetime) -> int:
 # --- The move's hot path: SQL written once, from the models ---------------------------------
 # A move is the API's hottest write, and Django's query compiler cost more CPU than all the
 # rest of a move: about 1.5 ms for the SELECT with its join, 1 ms each for the INSERT and the
-# UPDATE, against 0.4 ms for a whole request to a constant view (docs/benchmarks.md). So these
-# statements are the ones the ORM would send (or, for the commit of a move, one statement in
-# place of a transaction of two), written from the models' metadata (a new field is picked
-# up), and the rows become model instances through Django's own converters and
+# UPDATE, against 0.4 ms for a whole request to a constant view (measured with bench/stack.py).
+# So these statements are the ones the ORM would send (or, for the commit of a move, one
+# statement in place of a transaction of two), written from the models' metadata (a new field
+# is picked up), and the rows become model instances through Django's own converters and
 # `Model.from_db`. A move in play costs one round trip to PostgreSQL, the commit: the game's
 # row is kept in this process's memory as of its last committed action (`_live_games`), and
 # read from the database only when that copy is missing or not the one the caller has seen.
@@ -669,12 +674,7 @@ def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.G
         game.elapsed_ms = at_ms
         log = _log_notations(game)
         _check_by_replay(game, state, log)
-        if game.daily_id is not None:
-            daily_services.daily_game_finished(game=game, log=log)
-        if not state.is_won:
-            from games.tasks import analysis_queue
-
-            analysis_queue(game.pk)
+        game_ended(game, log)
     _game_update(game, [*_IN_PLAY_FIELDS, "finished_at", "elapsed_ms", "leaderboard_score"])
     return state
 

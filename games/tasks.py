@@ -12,9 +12,10 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from games import clock
 from games import services as game_services
-from games.daily import clock, services
-from games.models import DailyDeal
+from games.daily import services
+from games.models import DailyDeal, Game
 
 logger = logging.getLogger(__name__)
 
@@ -82,3 +83,24 @@ def _analyse_in_background(game_id: int) -> None:
         logger.exception("the analysis of game %s failed", game_id)
     finally:
         connection.close()  # this thread's own connection
+
+
+# What the layers below have this layer queue, through their hooks (connected in `games.apps`).
+
+
+def rank_queue(daily: DailyDeal) -> None:
+    """Re-rank `daily`'s board once the transaction commits (`services.rank_queue`)."""
+    rank_daily.delay_on_commit(daily.date.isoformat(), daily.mode)
+
+
+def integrity_check_queue(game_id: int) -> None:
+    """Check a finished ranked game once the transaction commits
+    (`services.integrity_check_queue`)."""
+    check_game_integrity.delay_on_commit(game_id)
+
+
+def lost_game_analysis_queue(game: Game, log: list[str]) -> None:
+    """`game_services.game_ended`'s receiver: queue the analysis of a game that ended lost
+    (`analysis_queue`)."""
+    if game.status != Game.Status.WON:
+        analysis_queue(game.pk)

@@ -13,8 +13,8 @@ from django.db.models import Count
 
 from accounts.models import User
 from config.api import NotFoundError
-from games import engine
-from games.daily import clock, live
+from games import clock, engine
+from games.daily import live
 from games.daily import services as daily_services
 from games.models import DailyDeal, DailyStreak, Game, LeaderboardEntry
 
@@ -187,7 +187,7 @@ def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any]
 
 # A snapshot's entries lie in ranking order by `position`, so a game's entry is found by a
 # binary search over positions (about 20 index probes at 1M, in one statement) instead of an
-# index on the user, which cost a fifth of every ranking run at 1M (docs/benchmarks.md).
+# index on the user, which cost a fifth of every ranking run at 1M (docs/daily.md).
 def _rank_tuple(alias: str) -> str:
     """The ranking order (`daily_services.rank_key_sql` and RANK_TIES, then the game id) as
     the columns of an ascending tuple, for the game `alias`."""

@@ -20,9 +20,10 @@ from django.utils import timezone
 from accounts.authentication import user_check_active
 from accounts.models import User
 from config.api import ApplicationError, ConflictError, NotFoundError
-from games import engine
+from config.hooks import Hook
+from games import clock, engine
 from games import services as game_services
-from games.daily import clock, live
+from games.daily import live
 from games.engine import solver
 from games.models import (
     AttemptOrigin,
@@ -34,6 +35,12 @@ from games.models import (
 )
 
 logger = logging.getLogger("games.daily")
+
+# The jobs this layer has the task layer queue, after the commit (connected in `games.apps`):
+# re-rank a board (`games.tasks.rank_daily`), check a finished ranked game
+# (`games.tasks.check_game_integrity`).
+rank_queue: Hook[[DailyDeal]] = Hook("games.daily.services.rank_queue")
+integrity_check_queue: Hook[[int]] = Hook("games.daily.services.integrity_check_queue")
 
 # How many candidate numbers to try before giving up on a day (each is one solver run).
 MAX_CANDIDATES = 200
@@ -210,18 +217,19 @@ def _attempt(*, user: User, daily: DailyDeal) -> Game | None:
     return Game.objects.filter(user=user, daily=daily).select_related("deal", "daily").first()
 
 
-def daily_game_finished(*, game: Game, log: list[str]) -> None:
-    """Called inside the transaction that ends a ranked attempt, with its whole log: compute
-    its leaderboard score, and after the commit, update the live ranks and queue the ranking
-    job."""
-    from games.tasks import check_game_integrity, rank_daily
-
+def daily_game_finished(game: Game, log: list[str]) -> None:
+    """`games.services.game_ended`'s receiver (connected in `games.apps`): inside the
+    transaction that ends a ranked attempt, with its whole log, compute its leaderboard
+    score, and after the commit, update the live ranks and queue the integrity check and the
+    ranking job. Other games are left alone."""
+    if game.daily_id is None:
+        return
     game.leaderboard_score = engine.leaderboard_score(game_services.game_setup(game), log)
     game_id = game.pk
     transaction.on_commit(lambda: live.live_rank_add(game_id=game_id))
-    check_game_integrity.delay_on_commit(game_id)
+    integrity_check_queue(game_id)
     assert game.daily is not None
-    rank_daily.delay_on_commit(game.daily.date.isoformat(), game.daily.mode)
+    rank_queue(game.daily)
 
 
 # A retired snapshot generation is kept this long after the swap that replaced it, so that a
@@ -341,7 +349,7 @@ def _snapshot_build(*, snapshot_id: int, daily_id: int, final: bool) -> int:
         # within this much: about 40 MB each at 1M); no JIT, whose compilation costs seconds
         # here; and a parallel scan and sort, which the default costs refuse for the million
         # rows the leader then merges, though it saved about 0.6 s of 3 at 1M
-        # (docs/benchmarks.md).
+        # (docs/daily.md, "Snapshot generations").
         for name, value in _RANKING_SETTINGS:
             cursor.execute(f"SET LOCAL {name} = {value}")
         # The id is new, so a table of that name can only be debris (a flushed test database).
@@ -515,9 +523,7 @@ def game_integrity_check(*, game_id: int) -> str:
         Game.objects.filter(pk=game.pk).update(flag_reason=reason[:200])
         logger.warning("game %s flagged: %s", game_id, reason)
         if game.daily.is_final:  # the final board leaves flagged games out
-            from games.tasks import rank_daily
-
-            rank_daily.delay_on_commit(game.daily.date.isoformat(), game.daily.mode)
+            rank_queue(game.daily)
     return reason
 
 
@@ -627,9 +633,7 @@ def daily_flag_clear(*, game_id: int) -> None:
     with transaction.atomic():
         updated = Game.objects.filter(pk=game_id).exclude(flag_reason="").update(flag_cleared=True)
         if updated:
-            from games.tasks import rank_daily
-
             game = Game.objects.select_related("daily").get(pk=game_id)
             if game.daily is not None:
-                rank_daily.delay_on_commit(game.daily.date.isoformat(), game.daily.mode)
+                rank_queue(game.daily)
                 transaction.on_commit(lambda: live.live_rank_add(game_id=game_id))

@@ -17,8 +17,9 @@ from rest_framework.views import APIView
 
 from config.api import NotFoundError, ScopedThrottle, client_address
 from config.browser import browser_id
+from games import clock
 from games import selectors as game_selectors
-from games.daily import clock, selectors, services
+from games.daily import selectors, services
 from games.daily.serializers import (
     DailyDaySerializer,
     LeaderboardSerializer,

@@ -38,7 +38,7 @@ import json, django
 django.setup()
 from django.conf import settings
 from django.utils import timezone
-from games.daily import clock
+from games import clock
 from games.daily.services import daily_first_candidate
 day = clock.today(timezone.now())
 conf = {{
