@@ -166,9 +166,12 @@ def main_solve(argv: list[str]) -> int:
     g = GameState.from_code(code)
     v = solve(g, budget_s=args.budget, workers=args.workers or min(2, os.cpu_count() or 1))
     if isinstance(v, Solved):
-        print(f"{code}: solved, {len(v.actions)} actions, {v.nodes} nodes, {v.elapsed_s:.2f} s")
-        if args.moves:
-            print(" ".join(format_action(x) for x in v.actions))
+        summary = f"{code}: solved, {len(v.actions)} actions, {v.nodes} nodes, {v.elapsed_s:.2f} s"
+        if args.moves:  # a replay text: the summary as a comment, then one action a line
+            print(f"# {summary}")
+            print("\n".join(format_action(x) for x in v.actions))
+        else:
+            print(summary)
     elif isinstance(v, Unwinnable):
         print(f"{code}: unwinnable (proven), {v.nodes} nodes, {v.elapsed_s:.2f} s")
     else:

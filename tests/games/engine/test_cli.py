@@ -316,3 +316,18 @@ def test_solve_without_a_solver_command_line(
 def test_cli_doctests() -> None:
     result = doctest.testmod(cli, extraglobs=vars(games.engine), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_solve_moves_prints_a_replay_text_that_replay_reads(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    rc, out, _ = run(capsys, monkeypatch, ["solve", "KL1-D1N-AAAAAAG", "--moves"])
+    assert rc == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("# KL1-D1N-AAAAAAG: solved,")
+    assert all(" " not in line for line in lines[1:])  # one action a line
+    text = tmp_path / "line.txt"
+    text.write_text(out)
+    rc, out, err = run(capsys, monkeypatch, ["replay", "KL1-D1N-AAAAAAG", str(text)])
+    assert rc == 0, err
+    assert json.loads(out)["won"] is True
