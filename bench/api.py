@@ -9,9 +9,11 @@ How to run (PostgreSQL at 127.0.0.1:5432 as `postgres` with trust auth, Redis at
 What it does, all on loopback:
 
 1. drops and re-creates the database `klondike_bench`, migrates it, flushes Redis db 13 and
-   creates `--users` players with API tokens (directly in the database: no password hashing);
+   creates `--users` players with API tokens (directly in the database: no password hashing;
+   bench/harness.py's set-up, as every benchmark of the stack);
 2. starts gunicorn with `config/gunicorn.py`, DEBUG off, DJANGO_HTTPS=0 (plain HTTP), a random
-   secret key, THROTTLE_MOVES raised so that the throttle (still on) never refuses a move,
+   secret key, THROTTLE_MOVES and THROTTLE_GAMES raised so that the throttles (still on) never
+   refuse a move or a game start,
    and DJANGO_SETTINGS_MODULE=bench.settings, which adds the baseline view `/bench/constant`;
 3. runs the phases of `--phases` in that order, `--rounds` times (baseline, moves, baseline,
    moves...: the machine's speed drifts over minutes, so alternating phases and taking the
@@ -59,482 +61,42 @@ request count.
 from __future__ import annotations
 
 import argparse
-import collections
-import contextlib
 import gc
-import json
 import multiprocessing
 import os
 import random
 import secrets
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
-import urllib.request
-from collections.abc import Iterator
-from http.client import HTTPConnection
 from pathlib import Path
 from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-HOST = "127.0.0.1"  # the only address this benchmark ever talks to
-MOVES_PATH = "/api/v1/games/{id}/actions"  # the API's move endpoint
-PG = {"host": HOST, "port": 5432, "user": "postgres"}
-REDIS_PORT = 6379
-BENCH_THROTTLE = "1000000/min"
-MAX_REQUESTS_PER_USER = 1_000_000  # a hard stop besides the clock
-REQUEST_TIMEOUT_S = 10
-SERVER_START_TIMEOUT_S = 60
+from bench.harness import (  # noqa: E402
+    BENCH_THROTTLE,
+    CPU_SAMPLE_S,
+    HOST,
+    MAX_REQUESTS_PER_USER,
+    PARTS,
+    REQUEST_TIMEOUT_S,
+    CpuMeter,
+    Gunicorn,
+    free_port,
+    fresh_stores,
+    percentile,
+    server_env,
+    serving,
+)
+from bench.player import MOVES_PATH, User  # noqa: E402
+
 PREPARE_TIMEOUT_S = 300  # for a phase's client processes to start and plan their games
 
 
-# --- set-up -------------------------------------------------------------------------------
-
-
-def server_env(args: argparse.Namespace) -> dict[str, str]:
-    """The environment of every Django process of the run (migrate, gunicorn)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "THROTTLE_"))}
-    env.update(
-        DJANGO_SETTINGS_MODULE="bench.settings",
-        DJANGO_DEBUG="0",
-        DJANGO_HTTPS="0",  # plain HTTP on loopback: no SSL redirect, no secure-only cookies
-        DJANGO_SECRET_KEY=args.secret_key,
-        DJANGO_ALLOWED_HOSTS=HOST,
-        DATABASE_URL=f"postgres://{PG['user']}@{HOST}:{PG['port']}/{args.db}",
-        REDIS_URL=f"redis://{HOST}:{REDIS_PORT}/{args.redis_db}",
-        THROTTLE_MOVES=BENCH_THROTTLE,
-        LOG_LEVEL="WARNING",
-        GUNICORN_BIND=f"{HOST}:{args.port}",
-        GUNICORN_WORKERS=str(args.workers),
-        GUNICORN_THREADS=str(args.threads),
-        GUNICORN_ACCESSLOG="",  # no access log: it would measure the log pipe, not the app
-        PYTHONUNBUFFERED="1",
-    )
-    return env
-
-
-def reset_database(name: str) -> None:
-    """Drop and create the benchmark's own database (never any other)."""
-    import psycopg
-
-    assert name.startswith("klondike_bench"), "only a dedicated benchmark database is dropped"
-    with psycopg.connect(dbname="postgres", autocommit=True, **PG) as conn:  # type: ignore[arg-type]
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def reset_redis(db: int) -> None:
-    """Flush the benchmark's own Redis database number."""
-    import redis
-
-    redis.Redis(host=HOST, port=REDIS_PORT, db=db, socket_timeout=5).flushdb()
-
-
-def django_run(env: dict[str, str], *argv: str) -> str:
-    """Run a Django management step of the set-up in a child process; returns its stdout."""
-    done = subprocess.run(
-        [sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed:\n{done.stdout}\n{done.stderr}")
-    return done.stdout
-
-
-def fresh_stores(env: dict[str, str], db: str, redis_db: int, users: int) -> list[str]:
-    """Drop and re-create the benchmark's database `db` and migrate it, flush its Redis db, and
-    create `users` players with API tokens; returns the tokens."""
-    reset_database(db)
-    reset_redis(redis_db)
-    django_run(env, "manage.py", "migrate", "--noinput")
-    return list(json.loads(django_run(env, str(Path(__file__)), "--make-users", str(users))))
-
-
-def django_in_this_process(db: str, redis_db: int, secret_key: str) -> str:
-    """For a benchmark that calls the application in its own process: fresh stores with one
-    player (`fresh_stores`), then Django set up here with the server's settings; returns the
-    player's token."""
-    settings = argparse.Namespace(
-        db=db, redis_db=redis_db, secret_key=secret_key, port=0, workers=1, threads=1
-    )
-    env = server_env(settings)
-    [token] = fresh_stores(env, db, redis_db, users=1)
-    os.environ.update(env)
-    import django
-
-    django.setup()
-    return token
-
-
-def make_users_main(count: int) -> None:
-    """(In a child process with the server's environment) create players, print their tokens."""
-    import django
-
-    django.setup()
-    from knox.models import AuthToken
-
-    from accounts.models import User
-    from accounts.tokens import token_build
-
-    users = User.objects.bulk_create(
-        [User(username=f"bench{i}", password="!unusable") for i in range(count)]
-    )
-    built = [token_build(user=u) for u in users]
-    AuthToken.objects.bulk_create([token for token, _ in built])
-    print(json.dumps([key for _, key in built]))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-class Gunicorn:
-    """The server, in a process group of its own so that every worker goes with it."""
-
-    def __init__(self, env: dict[str, str], log_path: Path) -> None:
-        self.log = log_path.open("w")
-        self.proc = subprocess.Popen(
-            [
-                str(Path(sys.executable).parent / "gunicorn"),
-                "-c",
-                "config/gunicorn.py",
-                "config.wsgi:application",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def wait_ready(self, port: int) -> None:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-        url = f"http://{HOST}:{port}/api/v1/health"
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"gunicorn exited with {self.proc.returncode}; see {self.log.name}"
-                )
-            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-            time.sleep(0.2)
-        raise RuntimeError(f"gunicorn did not answer within {SERVER_START_TIMEOUT_S} s")
-
-    def stop(self) -> None:
-        """SIGTERM to the master (graceful), then SIGKILL to the whole group if it lingers."""
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.send_signal(signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=10)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=5)
-        self.log.close()
-
-
-@contextlib.contextmanager
-def serving(env: dict[str, str], log_name: str, port: int) -> Iterator[Gunicorn]:
-    """gunicorn started with `env`, answering on `port` and settled; stopped however the block
-    ends. SIGTERM and SIGHUP stop the run as Ctrl-C does (KeyboardInterrupt)."""
-    log_path = ROOT / "var" / log_name
-    log_path.parent.mkdir(exist_ok=True)
-    server = Gunicorn(env, log_path)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.default_int_handler)
-    try:
-        server.wait_ready(port)
-        # Let the worker that answered the health check go idle like the others first: when
-        # the first phase's users connected right after it, they often all landed on that
-        # worker (awake, so first to accept) and stayed there for the phase (2 runs in 6; with
-        # this pause, none in 8).
-        time.sleep(1.0)
-        yield server
-    finally:
-        server.stop()
-
-
-# --- CPU accounting from /proc -------------------------------------------------------------
-
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-PARTS = ("gunicorn", "postgres", "pg_shared", "redis", "clients")
-CPU_SAMPLE_S = 1.0  # how often the processes are re-read within a measured window
-
-
-def proc_stat(pid: int) -> tuple[int, int, float] | None:
-    """(process group, start time in ticks, CPU seconds: utime + stime) of a process; None if
-    it is gone."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = raw[raw.rindex(")") + 2 :].split()
-    return int(fields[2]), int(fields[19]), (int(fields[11]) + int(fields[12])) / _TICK
-
-
-def cpu_snapshot(
-    server_pgid: int, client_pids: set[int], db: str
-) -> dict[tuple[int, int], tuple[str, float]]:
-    """The part and CPU seconds so far of every process of the benchmark's parts, keyed by
-    (pid, start time) so that a reused pid is another process: gunicorn, the PostgreSQL
-    backends of the benchmark's database, PostgreSQL's shared background processes (WAL
-    writer, checkpointer...), Redis and the client processes. Other databases' backends
-    (other people's work on the machine) are left out."""
-    out = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        pid = int(entry)
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except (OSError, UnicodeDecodeError):
-            continue
-        stat = proc_stat(pid)
-        if stat is None:
-            continue
-        pgid, started, cpu = stat
-        part = None
-        if pgid == server_pgid:
-            part = "gunicorn"
-        elif cmdline.startswith("postgres"):
-            if f" {db} " in cmdline:
-                part = "postgres"
-            elif "(" not in cmdline:  # not a client backend: a shared background process
-                part = "pg_shared"
-        elif cmdline.startswith("redis-server"):
-            part = "redis"
-        elif pid in client_pids:
-            part = "clients"
-        if part is not None:
-            out[(pid, started)] = (part, cpu)
-    return out
-
-
-def machine_busy() -> float:
-    """Busy CPU seconds so far of all the machine's cores (from /proc/stat)."""
-    ticks = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = ticks[3] + ticks[4]  # idle + iowait
-    return (sum(ticks[:8]) - idle) / _TICK
-
-
-class CpuMeter:
-    """The CPU seconds each part uses from its creation to `finish`, process by process.
-
-    Processes come and go within a window: Django replaces a database connection older than
-    its CONN_MAX_AGE (a backend exits, another starts), gunicorn recycles a worker. A sum over
-    the processes alive at both ends would lose an exited process's whole CPU time (even go
-    negative); here a process counts from its first sample (or from zero if it started in the
-    window) to its last one, and `sample` re-reads the known processes every CPU_SAMPLE_S, so
-    an exiting one loses at most that much of its time."""
-
-    def __init__(self, server_pgid: int, client_pids: set[int], db: str) -> None:
-        self.args = (server_pgid, client_pids, db)
-        self.machine = machine_busy()
-        self.first = cpu_snapshot(*self.args)
-        self.last = dict(self.first)
-
-    def sample(self) -> None:
-        """Re-read the processes known so far (not all of /proc: cheaper)."""
-        for key, (part, _) in list(self.last.items()):
-            stat = proc_stat(key[0])
-            if stat is not None and stat[1] == key[1]:
-                self.last[key] = (part, stat[2])
-
-    def finish(self) -> tuple[dict[str, float], list[float]]:
-        """CPU seconds of each part, and of the whole machine, since the meter started; and
-        each gunicorn process's share of gunicorn's CPU, largest first."""
-        self.sample()
-        self.last.update(cpu_snapshot(*self.args))  # and the processes started meanwhile
-        out = dict.fromkeys(PARTS, 0.0)
-        server: list[float] = []
-        for key, (part, cpu) in self.last.items():
-            used = cpu - self.first.get(key, (part, 0.0))[1]
-            out[part] += used
-            if part == "gunicorn":
-                server.append(used)
-        out["machine"] = machine_busy() - self.machine
-        total = sum(server)
-        return out, sorted((x / total for x in server if total), reverse=True)
-
-
 # --- the load generator --------------------------------------------------------------------
-
-
-class OneWriteConnection(HTTPConnection):
-    """An `HTTPConnection` that sends a request's head and a bytes body in one write.
-
-    `http.client` writes them separately: two TCP segments, each costing this client a system
-    call and the server a wake-up and a read: measured once on this machine, about 0.05 ms of
-    client CPU and 0.1 ms of gunicorn CPU per move. Browsers, too, send a small body with its
-    head. A GET has no body: the baseline is unchanged."""
-
-    def _send_output(self, message_body: Any = None, encode_chunked: bool = False) -> None:
-        if type(message_body) is not bytes or encode_chunked:
-            super()._send_output(message_body, encode_chunked)  # type: ignore[misc]
-            return
-        # http.client's own head (its lines, then an empty one), with the body joined on.
-        self._buffer.extend((b"", message_body))  # type: ignore[attr-defined]
-        msg = b"\r\n".join(self._buffer)  # type: ignore[attr-defined]
-        del self._buffer[:]  # type: ignore[attr-defined]
-        self.send(msg)
-
-
-class Step(NamedTuple):
-    """One planned action: the request body and the answer the server must give to it."""
-
-    body: bytes  # the JSON body, with the `seq` the server will expect
-    seq: int  # the log's length after the action
-    status: str  # the game's status after it
-    state: dict[str, Any]  # the public view of the position after it
-
-
-class Plan(NamedTuple):
-    """A started game and every action that will be sent to it, in order."""
-
-    path: str  # its POST .../actions
-    steps: list[Step]
-
-
-class User:
-    """One simulated player: a keep-alive connection, its planned games and the one in play."""
-
-    def __init__(
-        self, port: int, token: str, rng: random.Random, game_length: int, moves_path: str
-    ) -> None:
-        self.conn = OneWriteConnection(HOST, port, timeout=REQUEST_TIMEOUT_S)
-        self.headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
-        self.rng = rng
-        self.game_length = game_length
-        self.moves_path = moves_path  # where a game's actions go, "{id}" for the game's id
-        self.ready: collections.deque[Plan] = collections.deque()  # planned before the clock
-        self.prepared: dict[int, int] = {}  # statuses of the game starts before the clock
-        self.plan: Plan | None = None  # the game in play
-        self.step = 0  # the index of its next step
-
-    def request(
-        self, method: str, path: str, data: bytes | None = None
-    ) -> tuple[int, bytes, float]:
-        """Send one request; returns (HTTP status or 0 if the connection failed, body, seconds)."""
-        t0 = time.perf_counter()
-        try:
-            self.conn.request(method, path, body=data, headers=self.headers)
-            response = self.conn.getresponse()
-            payload = response.read()
-        except (OSError, ConnectionError):
-            self.conn.close()  # reconnects on the next request
-            return 0, b"", time.perf_counter() - t0
-        return response.status, payload, time.perf_counter() - t0
-
-    def start_game(self) -> tuple[int, float, Plan | None]:
-        """Start a game and plan it; returns (HTTP status, or -1 if the new game is not what
-        the engine deals, seconds of the request, the plan if there is one)."""
-        body = json.dumps({"draw": self.rng.choice((1, 3)), "preset": "N"}).encode()
-        status, payload, elapsed = self.request("POST", "/api/v1/games", body)
-        if status != 201:
-            return status, elapsed, None
-        try:
-            plan = self.plan_game(json.loads(payload))
-        except (ValueError, KeyError, TypeError):  # a body that is not a game resource
-            plan = None
-        return (201 if plan is not None else -1), elapsed, plan
-
-    def plan_game(self, game: dict[str, Any]) -> Plan | None:
-        """Play a just-started game through with the local engine, the actions chosen as
-        `next_action` does; None if the server's position is not the engine's deal."""
-        from games.engine import GameState, action_to_dict, public_view
-
-        local = GameState.from_code(game["code"])
-        if game["status"] != "playing" or game["state"] != public_view(local):
-            return None
-        seq = game["seq"]
-        steps = []
-        # At most game_length actions, then a resign: the last step always ends the game.
-        for played in range(self.game_length + 1):
-            action = self.next_action(local, played)
-            body = json.dumps({"seq": seq, **action_to_dict(action)}).encode()
-            applied = local.apply(action)
-            # The server logs the action, plus each automatic move it set off as an entry of
-            # its own (preset R's auto-finish; never in preset N, played here), and `seq` is
-            # the log's length.
-            seq += 1 + len(applied.auto)
-            steps.append(Step(body, seq, local.status, public_view(local)))
-            if local.status != "playing":
-                break
-        return Plan(self.moves_path.format(id=game["id"]), steps)
-
-    def next_action(self, local: Any, played: int) -> Any:
-        """A random legal action in `local` after `played` actions; foundation moves are
-        favoured so that games progress, and an undo comes now and then."""
-        from games.engine import RESIGN, UNDO, Move
-
-        legal = local.legal_moves()
-        if played >= self.game_length or not (legal or local.can_undo):
-            return RESIGN
-        if local.can_undo and (not legal or self.rng.random() < 0.03):
-            return UNDO
-        home = [m for m in legal if isinstance(m, Move) and m.dst.startswith("f")]
-        return self.rng.choice(home) if home and self.rng.random() < 0.6 else self.rng.choice(legal)
-
-    def prepare(self, count: int, deadline: float) -> None:
-        """Start and plan `count` games before the clock (fewer if `deadline` passes first)."""
-        for _ in range(count):
-            if time.monotonic() >= deadline:
-                break
-            status, _, plan = self.start_game()
-            self.prepared[status] = self.prepared.get(status, 0) + 1
-            if plan is not None:
-                self.ready.append(plan)
-            elif status == 0:
-                time.sleep(0.01)  # a refused connection: do not spin
-        # Gunicorn closes a connection idle for its keep-alive (5 s), as this one may be until
-        # every client is ready: the first request on the clock opens a fresh one instead of
-        # failing on a closed one.
-        self.conn.close()
-
-    def act(self) -> tuple[str, int, float]:
-        """Send the next planned action and check the answer; returns (what, HTTP status, 0
-        if the connection failed or -1 if the answer is not the plan's, seconds)."""
-        if self.plan is None:
-            if not self.ready:
-                # Out of planned games: start and plan one on the clock so the run goes on.
-                status, elapsed, self.plan = self.start_game()
-                self.step = 0
-                return "start", status, elapsed
-            self.plan, self.step = self.ready.popleft(), 0
-        step = self.plan.steps[self.step]
-        status, payload, elapsed = self.request("POST", self.plan.path, step.body)
-        self.step += 1
-        if status != 200:
-            self.plan = None  # the next game rather than guess what went wrong
-            return "action", status, elapsed
-        try:
-            game = json.loads(payload)
-            agrees = (
-                game["seq"] == step.seq
-                and game["status"] == step.status
-                and game["state"] == step.state
-            )
-        except (ValueError, KeyError, TypeError):  # not a game resource
-            agrees = False
-        if not agrees or self.step == len(self.plan.steps):
-            self.plan = None
-        return "action", (status if agrees else -1), elapsed
-
-    def constant(self) -> tuple[str, int, float]:
-        """One baseline request."""
-        status, _, elapsed = self.request("GET", "/bench/constant")
-        return "constant", status, elapsed
 
 
 def user_loop(
@@ -707,13 +269,6 @@ def run_phase(
 # --- report --------------------------------------------------------------------------------
 
 
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def summary(result: dict[str, Any], what: str, duration: float) -> dict[str, Any]:
     latencies = result.get(what, [])
     statuses = result.get("status:" + what, {})
@@ -865,11 +420,7 @@ def main() -> int:
         " same move in a plain Django view, without DRF",
     )
     parser.add_argument("--phases", default="baseline,moves", help="which phases, in order")
-    parser.add_argument("--make-users", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.make_users is not None:
-        make_users_main(args.make_users)
-        return 0
     if not (1 <= args.users <= 1000 and 1 <= args.clients <= 64 and 0 < args.duration <= 3600):
         parser.error("users 1..1000, clients 1..64, duration up to an hour")
     if not (1 <= args.rounds <= 100 and 0 <= args.games_per_user <= 10_000):

@@ -22,7 +22,7 @@ For each size, all on loopback:
    finished game after the snapshot (`me` from Redis: every finished game of the board is
    put on its sorted set with a pipeline of ZADDs built with `games.daily.live`'s own key,
    score and member functions; the late game with `live.live_rank_add` itself);
-5. starts gunicorn (`config/gunicorn.py`, the same helpers and environment as bench/api.py)
+5. starts gunicorn (`config/gunicorn.py`, bench/harness.py's helpers and environment)
    and measures, one keep-alive client sending requests one after the other, p50/p99 of
    the stack's floor `GET /bench/constant` (bench/settings.py) and of
    `GET /api/v1/leaderboards/daily/{today}/D1N` for: page 1 (anonymous), a page in the
@@ -41,7 +41,6 @@ import argparse
 import json
 import os
 import secrets
-import signal
 import sys
 import time
 from http.client import HTTPConnection
@@ -51,11 +50,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.api import (  # noqa: E402  (the shared set-up helpers, nothing else)
+from bench.harness import (  # noqa: E402
     HOST,
-    PG,
+    REQUEST_TIMEOUT_S,
     Gunicorn,
+    django_setup_here,
     free_port,
+    interrupt_on_signals,
     percentile,
     reset_database,
     reset_redis,
@@ -63,7 +64,6 @@ from bench.api import (  # noqa: E402  (the shared set-up helpers, nothing else)
 )
 
 MODE = "D1N"
-REQUEST_TIMEOUT_S = 10
 WARMUP_REQUESTS = 50
 REDIS_BATCH = 10_000
 # A seeded game's engine snapshot: about the size of a real one, so that the games table the
@@ -458,15 +458,9 @@ def main() -> int:
     args.secret_key = secrets.token_urlsafe(50)
     env = server_env(args)
     # This process (seeding, daily_rank) runs with the server's settings and database.
-    for name in [k for k in os.environ if k.startswith(("DJANGO_", "THROTTLE_"))]:
-        del os.environ[name]
-    os.environ.update(env)
-    import django
-
-    django.setup()
+    django_setup_here(env)
     (ROOT / "var").mkdir(exist_ok=True)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.default_int_handler)
+    interrupt_on_signals()
     results = []
     try:
         for size in sizes:
@@ -481,10 +475,7 @@ def main() -> int:
         connections.close_all()
         if not args.keep:
             reset_redis(args.redis_db)
-            import psycopg
-
-            with psycopg.connect(dbname="postgres", autocommit=True, **PG) as conn:  # type: ignore[arg-type]
-                conn.execute(f'DROP DATABASE IF EXISTS "{args.db}" WITH (FORCE)')
+            reset_database(args.db, create=False)
     return 0
 
 

@@ -6,9 +6,9 @@ How to run (PostgreSQL at 127.0.0.1:5432 as `postgres` with trust auth, Redis at
     .venv/bin/python bench/page_latency.py                  # loopback
     .venv/bin/python bench/page_latency.py --latency 150    # 150 ms added to every request
 
-What it does: re-creates the database `klondike_bench_page` and Redis db 15 (bench.api's
-set-up), starts gunicorn (DEBUG off, after `collectstatic`, as in production), signs a new
-player up through the page in headless Chromium (Playwright, `--latency` ms of round-trip
+What it does: re-creates the database `klondike_bench_page` and Redis db 15 (bench/harness.py),
+starts gunicorn (DEBUG off, after `collectstatic`, as in production), signs a new player up
+through the page in headless Chromium (Playwright, `--latency` ms of round-trip
 time added through the DevTools protocol), deals KL1-D1N-AAAAAAG, then `--rounds` times taps
 AD to its foundation and clicks Undo. For each action it records the time from the click's
 pointerdown to the first frame after the board changed, and the request's own time from the
@@ -28,7 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.api import HOST, django_run, free_port, fresh_stores, server_env, serving  # noqa: E402
+from bench.harness import (  # noqa: E402
+    HOST,
+    django_run,
+    free_port,
+    fresh_stores,
+    server_env,
+    serving,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 CODE = "KL1-D1N-AAAAAAG"  # AD is the top of column 1

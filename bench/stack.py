@@ -5,8 +5,9 @@ How to run (PostgreSQL at 127.0.0.1:5432 as `postgres` with trust auth, Redis at
 
     .venv/bin/python bench/stack.py           # --duration 8 --users 4 --workers 2 --threads 4
 
-The same set-up as bench/api.py (its own database `klondike_bench_stack` and Redis db 12, the
-same gunicorn configuration and settings, `--users` keep-alive clients in 2 processes), then
+The same set-up as bench/api.py, from bench/harness.py (its own database
+`klondike_bench_stack` and Redis db 12, the same gunicorn configuration and settings, `--users`
+keep-alive clients in 2 processes), then
 each step of the ladder in `bench/urls.py` for `--duration` s after 2 s unmeasured, all of them
 `--rounds` times in turn: `GET /bench/constant` (bench/api.py's baseline), then POSTs of a
 move's body to views that add, one at a time, a move-sized answer, one database round trip,
@@ -31,18 +32,19 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.api import (  # noqa: E402
+from bench.harness import (  # noqa: E402
     CPU_SAMPLE_S,
     HOST,
+    MAX_REQUESTS_PER_USER,
     REQUEST_TIMEOUT_S,
     CpuMeter,
     Gunicorn,
-    OneWriteConnection,
     free_port,
     fresh_stores,
     server_env,
     serving,
 )
+from bench.player import OneWriteConnection  # noqa: E402
 
 # (label, method, path): each step adds one part to the one before it (the first is bench/api.py's
 # baseline, the second adds a POST body and a move-sized answer).
@@ -54,7 +56,6 @@ LADDER = (
     ("+ one database round trip", "POST", "/bench/ladder/drf-select"),
 )
 BODY = json.dumps({"seq": 12, "action": "move", "from": "t1", "to": "f1", "count": 1}).encode()
-MAX_REQUESTS_PER_USER = 1_000_000
 
 
 def user_loop(token: str, port: int, method: str, path: str, t_end: float, out: Any) -> None:

@@ -10,9 +10,9 @@ The same settings as bench/api.py (DEBUG off, PostgreSQL and Redis, its own data
 one request at a time, and only the process's CPU time during each call is counted: what the
 application itself costs, with none of gunicorn's threads and sockets. It alternates, `--rounds`
 times, `--requests` calls of `GET /bench/constant` (bench/api.py's baseline) with as many
-moves: games planned with bench/api.py's own player (random legal actions, a few undos, resign
-after 200), each answer checked against the plan. It prints the CPU ms per call of both (mean
-and median) and their ratio.
+moves: games planned with bench/api.py's player (bench/player.py: random legal actions, a few
+undos, resign after 200), each answer checked against the plan. It prints the CPU ms per call
+of both (mean and median) and their ratio.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.api import MOVES_PATH, User, django_in_this_process  # noqa: E402
+from bench.harness import django_in_this_process  # noqa: E402
+from bench.player import MOVES_PATH, User  # noqa: E402
 
 GAME_LENGTH = 200
 
