@@ -4,10 +4,10 @@ Production never opens it. A test suite does (`log_rewrite_allowed = True` befor
 connection), because flushing a test database between tests must empty the log table.
 
 On PostgreSQL the hatch is the session flag `klondike.allow_log_rewrite`, and the triggers
-honour it for the log table's owner only (migration 0010): the service's role, which may only
-read and append to the log, can set the flag and gains nothing. So the suite connects as the
-owner (DATABASE_MIGRATE_URL). On SQLite, a file with no roles, it is the SQL function
-`klondike_allow_log_rewrite()` defined here for each connection.
+honour it for the log table's owner only (games/migrations/0001_initial.py): the service's
+role, which may only read and append to the log, can set the flag and gains nothing. So the
+suite connects as the owner (DATABASE_MIGRATE_URL). On SQLite, a file with no roles, it is
+the SQL function `klondike_allow_log_rewrite()` defined here for each connection.
 """
 
 from __future__ import annotations

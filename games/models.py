@@ -129,7 +129,7 @@ class Action(models.Model):
     The database refuses UPDATE and DELETE on this table (triggers, see the migrations).
     """
 
-    # No index of its own: the unique (game, seq) index serves look-ups by game (migration 0008).
+    # No index of its own: the unique (game, seq) index serves look-ups by game.
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="actions", db_index=False)
     seq = models.PositiveIntegerField()
     notation = models.CharField(max_length=32)
@@ -259,10 +259,10 @@ class LeaderboardEntry(models.Model):
 
     On PostgreSQL the table is partitioned by LIST (snapshot): each generation is a partition
     of its own, built and indexed as a plain table, attached when complete and dropped whole
-    when retired (migration 0005). So the table has no primary-key or unique constraint in the
-    database (a partitioned table's keys must contain the partition key); `id` is derived,
-    `snapshot << 32 | position`, unique by construction. The foreign keys are not enforced by
-    the database either: every row is derived from a `Game`.
+    when retired (games/migrations/0001_initial.py). So the table has no primary-key or unique
+    constraint in the database (a partitioned table's keys must contain the partition key);
+    `id` is derived, `snapshot << 32 | position`, unique by construction. The foreign keys are
+    not enforced by the database either: every row is derived from a `Game`.
     """
 
     id = models.BigIntegerField(primary_key=True)

@@ -5,7 +5,6 @@ day; and the page's session, bound to the token of its login."""
 from __future__ import annotations
 
 import hashlib
-import importlib
 from datetime import timedelta
 
 import pytest
@@ -283,34 +282,3 @@ def test_a_session_bound_to_no_token_works_as_before(ann):
     browser = Client()
     browser.force_login(ann)  # as the admin's login does
     assert browser.get("/api/v1/me").json()["username"] == "ann"
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_migration_carries_the_old_tokens_over_hashed_and_drops_their_table(ann):
-    """DRF's authtoken table, with a key as it kept them: the key becomes a knox token (stored
-    as its digest, so the script holding it stays logged in), and the table goes."""
-    from django.apps import apps
-
-    migration = importlib.import_module("accounts.migrations.0002_api_tokens_to_knox")
-    key = "0123456789abcdef0123456789abcdef01234567"
-    AuthToken.objects.all().delete()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            'CREATE TABLE "authtoken_token" ("key" varchar(40) NOT NULL PRIMARY KEY,'
-            ' "created" timestamp NOT NULL, "user_id" bigint NOT NULL)'
-        )
-        cursor.execute(
-            'INSERT INTO "authtoken_token" ("key", "created", "user_id")'
-            " VALUES (%s, CURRENT_TIMESTAMP, %s)",
-            [key, ann.pk],
-        )
-    try:
-        with connection.schema_editor() as editor:
-            migration.forward(apps, editor)
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute('DROP TABLE IF EXISTS "authtoken_token"')
-    assert "authtoken_token" not in connection.introspection.table_names()
-    assert AuthToken.objects.get(user=ann).digest == tokens.token_digest(key)
-    assert AuthToken.objects.get(user=ann).expiry > timezone.now() + TTL - timedelta(minutes=1)
-    assert _device(key).get("/api/v1/me").json()["username"] == "ann"  # still logged in

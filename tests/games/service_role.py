@@ -2,7 +2,7 @@
 
 The suite connects as the owner (DATABASE_MIGRATE_URL), the only role that may empty the move
 log, which flushing the test database between tests does; settings.SERVICE_DATABASE then names
-the service's role, which migration 0010 granted its privileges in the test database.
+the service's role, which the initial migration granted its privileges in the test database.
 """
 
 from __future__ import annotations

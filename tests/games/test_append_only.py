@@ -1,5 +1,6 @@
 """The action log is append-only: in the model, on SQLite and on PostgreSQL, where the service's
-own role may only read and append to it (migration 0010), whatever it sets or tries."""
+own role may only read and append to it (games/migrations/0001_initial.py), whatever it sets
+or tries."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 log: how the settings tell it from the owner's (DATABASE_MIGRATE_URL), and what web, workers
 and beat do, done as that role: accounts, a casual game from the first move to its analysis,
 and a daily board from its deals to the final ranking, whose generations are partition tables
-the role creates, attaches and drops (migration 0010 grants all this)."""
+the role creates, attaches and drops (games/migrations/0001_initial.py grants all this)."""
 
 from __future__ import annotations
 
