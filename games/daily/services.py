@@ -225,6 +225,8 @@ def daily_game_finished(game: Game, log: list[str]) -> None:
     if game.daily_id is None:
         return
     game.leaderboard_score = engine.leaderboard_score(game_services.game_setup(game), log)
+    if game.status == Game.Status.WON:
+        _streak_count_win(game)
     game_id = game.pk
     transaction.on_commit(lambda: live.live_rank_add(game_id=game_id))
     integrity_check_queue(game_id)
@@ -466,8 +468,58 @@ def daily_close_due(*, now: datetime | None = None) -> int:
     return sum(daily_close(daily_id=pk, now=now) for pk in due.values_list("pk", flat=True))
 
 
+def _streak_count_win(game: Game) -> None:
+    """A ranked win counts for its player's streak when it happens, not when its board closes.
+    A win of a day before the player's last counted win (finished in the grace hour, after the
+    next day's win) recounts the player's streak instead. Inside the game's transaction."""
+    daily = game.daily
+    assert daily is not None
+    streak, _ = DailyStreak.objects.select_for_update().get_or_create(
+        user_id=game.user_id, mode=daily.mode
+    )
+    if streak.last_win is not None and streak.last_win >= daily.date:
+        if streak.last_win > daily.date:
+            _streak_recount(user_id=game.user_id, mode=daily.mode)
+        return
+    yesterday = daily.date - timedelta(days=1)
+    streak.current = streak.current + 1 if streak.last_win == yesterday else 1
+    streak.longest = max(streak.longest, streak.current)
+    streak.last_win = daily.date
+    streak.save(update_fields=["current", "longest", "last_win"])
+
+
+def _streak_recount(*, user_id: int, mode: str) -> None:
+    """Count a player's streaks in a mode again from their ranked wins: the rare cases the
+    running count cannot follow (a win out of order, a flag raised or cleared once a board is
+    final). A flagged win counts while its board is open, and not once it is final unless an
+    admin clears it; the current streak ends when a board after the last win is final."""
+    wins = sorted(
+        Game.objects.filter(user_id=user_id, daily__mode=mode, status=Game.Status.WON)
+        .exclude(flag_reason__gt="", flag_cleared=False, daily__finalized_at__isnull=False)
+        .values_list("daily__date", flat=True)
+    )
+    longest = run = 0
+    for i, day in enumerate(wins):
+        run = run + 1 if i and day - wins[i - 1] == timedelta(days=1) else 1
+        longest = max(longest, run)
+    last = wins[-1] if wins else None
+    broken = (
+        last is None
+        or DailyDeal.objects.filter(
+            mode=mode, date=last + timedelta(days=1), finalized_at__isnull=False
+        ).exists()
+    )
+    DailyStreak.objects.update_or_create(
+        user_id=user_id,
+        mode=mode,
+        defaults={"current": 0 if broken else run, "longest": longest, "last_win": last},
+    )
+
+
 def _streaks_update(*, daily: DailyDeal) -> None:
-    """Extend the streaks of the day's winners; end every other streak in the mode.
+    """End every streak in the mode whose player did not win this board; extend the streaks of
+    its winners not counted yet (`_streak_count_win` counts a win when it happens); count again
+    the players whose win here was flagged and not cleared (it no longer counts).
 
     Must run inside the closing transaction, once per board.
     """
@@ -489,8 +541,8 @@ def _streaks_update(*, daily: DailyDeal) -> None:
         if streak is None:
             existing[user_id] = DailyStreak(user_id=user_id, mode=daily.mode)
             streak = existing[user_id]
-        if streak.last_win == daily.date:
-            continue
+        if streak.last_win is not None and streak.last_win >= daily.date:
+            continue  # counted when it was won
         streak.current = streak.current + 1 if streak.last_win == yesterday else 1
         streak.longest = max(streak.longest, streak.current)
         streak.last_win = daily.date
@@ -501,6 +553,11 @@ def _streaks_update(*, daily: DailyDeal) -> None:
         unique_fields=["user", "mode"],
         update_fields=["current", "longest", "last_win"],
     )
+    flagged = Game.objects.filter(
+        daily=daily, status=Game.Status.WON, flag_reason__gt="", flag_cleared=False
+    ).values_list("user_id", flat=True)
+    for user_id in flagged:
+        _streak_recount(user_id=user_id, mode=daily.mode)
 
 
 def game_integrity_check(*, game_id: int) -> str:
@@ -522,8 +579,9 @@ def game_integrity_check(*, game_id: int) -> str:
     if reason and not game.flag_reason:
         Game.objects.filter(pk=game.pk).update(flag_reason=reason[:200])
         logger.warning("game %s flagged: %s", game_id, reason)
-        if game.daily.is_final:  # the final board leaves flagged games out
+        if game.daily.is_final:  # the final board leaves flagged games out, and streaks too
             rank_queue(game.daily)
+            _streak_recount(user_id=game.user_id, mode=game.daily.mode)
     return reason
 
 
@@ -636,4 +694,5 @@ def daily_flag_clear(*, game_id: int) -> None:
             game = Game.objects.select_related("daily").get(pk=game_id)
             if game.daily is not None:
                 rank_queue(game.daily)
+                _streak_recount(user_id=game.user_id, mode=game.daily.mode)
                 transaction.on_commit(lambda: live.live_rank_add(game_id=game_id))

@@ -213,3 +213,55 @@ def test_tied_games_take_positions_in_id_order(daily, finished_attempt):
     assert [(r.game_id, r.rank, r.position) for r in rows] == [
         (g.pk, 1, i) for i, g in enumerate(sorted(tied, key=lambda g: g.pk), start=1)
     ]
+
+
+def _win_through_the_api(client, day):
+    from games import engine
+    from games.models import DailyDeal
+
+    game = client.post(f"/api/v1/daily/{day.isoformat()}/D1N/start", format="json").json()
+    daily = DailyDeal.objects.get(date=day, mode="D1N")
+    for notation in daily.solution.split():
+        body = {"seq": game["seq"], **engine.action_to_dict(engine.parse_action(notation))}
+        game = client.post(f"/api/v1/games/{game['id']}/actions", body, format="json").json()
+    assert game["status"] == "won"
+    return game
+
+
+def test_a_win_counts_for_the_streak_when_it_happens(clock, auth_client, api_client):
+    """Not a day late, when the board closes: the profile shows it at once."""
+    name = auth_client.user.username
+
+    def streak():
+        profile = api_client.get(f"/api/v1/users/{name}").json()
+        return profile["stats"]["streaks"].get("D1N")
+
+    for offset, expected in ((0, 1), (1, 2)):
+        today = DAY + timedelta(days=offset)
+        clock(at(today, 12))
+        _win_through_the_api(auth_client, today)  # (the integrity check is not run here)
+        assert streak() == {"current": expected, "longest": expected}
+    clock(at(DAY + timedelta(days=2), 1, 30))  # both boards close: nothing counted twice
+    daily_services.daily_close_due()
+    assert streak() == {"current": 2, "longest": 2}
+    clock(at(DAY + timedelta(days=2), 12))  # a day the player does not win
+    daily_services.daily_deal_get_or_create(day=DAY + timedelta(days=2), mode="D1N")
+    clock(at(DAY + timedelta(days=3), 1, 30))  # its board closes: the streak ends
+    daily_services.daily_close_due()
+    assert streak() == {"current": 0, "longest": 2}
+
+
+def test_a_flagged_win_leaves_the_streak_when_its_board_is_final(clock, auth_client, api_client):
+    name = auth_client.user.username
+    clock(at(DAY, 12))
+    game = _win_through_the_api(auth_client, DAY)
+    Game.objects.filter(pk=game["id"]).update(flag_reason="same address or browser as ...")
+    streak = api_client.get(f"/api/v1/users/{name}").json()["stats"]["streaks"]["D1N"]
+    assert streak == {"current": 1, "longest": 1}  # under review while the board is open
+    clock(at(DAY + timedelta(days=1), 1, 30))
+    daily_services.daily_close_due()
+    streak = api_client.get(f"/api/v1/users/{name}").json()["stats"]["streaks"]["D1N"]
+    assert streak == {"current": 0, "longest": 0}
+    daily_services.daily_flag_clear(game_id=game["id"])  # an admin's word: it counts again
+    streak = api_client.get(f"/api/v1/users/{name}").json()["stats"]["streaks"]["D1N"]
+    assert streak["longest"] == 1
