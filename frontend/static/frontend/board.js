@@ -2,7 +2,7 @@
 // one, and turns gestures and keys into API actions. It never decides what is legal; the
 // page sends the action and renders whatever the server answers.
 import { el } from "./api.js";
-import { SUITS, cardElement, cardName, isRed, pileName, rankValue, suitOf } from "./cards.js";
+import { SUITS, cardElement, cardName, pileName, rankValue, suitOf } from "./cards.js";
 
 const COLUMNS = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"];
 const DOUBLE_TAP_MS = 300;
@@ -24,6 +24,7 @@ export class Board {
     this.picked = null;
     this.press = null;
     this.lastTap = null;
+    this.pending = new Set(); // cards sent to a foundation whose answer is not drawn yet
     this.piles = {};
     const pileEl = (name, cls, label) => (this.piles[name] = el("div", { class: `pile ${cls}`, "data-pile": name, "aria-label": label }));
     const top = el("div", { class: "top-row" },
@@ -61,7 +62,6 @@ export class Board {
     this.state = state;
     this.draw = draw;
     this.canRecycle = canRecycle;
-    this.press = null;
     this.clearHint();
     for (const name of Object.keys(this.piles)) {
       this.piles[name].replaceChildren(...this.pileCards(name));
@@ -72,6 +72,21 @@ export class Board {
     this.clampCursor();
     this.showCursor();
     this.animateFrom(before);
+    this.keepPress();
+  }
+
+  /** An answer drawn while a finger or button is down: a drag ends (its cards were
+   *  redrawn), but a press that has not moved yet stays a tap, so a quick tap landing while
+   *  the last one's answer arrives is not lost. */
+  keepPress() {
+    const p = this.press;
+    if (!p) return;
+    if (p.dragging) {
+      this.press = null;
+      return;
+    }
+    const same = p.card && this.pileArray(p.pile)[p.index] === p.card;
+    p.nodes = same ? [...this.piles[p.pile].querySelectorAll(".card")].filter((n) => Number(n.dataset.index) >= p.index) : [];
   }
 
   pileCards(name) {
@@ -202,8 +217,8 @@ export class Board {
   }
 
   // ---------------------------------------------------------------- what the rules allow
-  // Used only to choose between gestures (is a second tap worth waiting for?); the server
-  // still judges every action.
+  // Used only to choose between gestures (does a tap act at once, or wait for a second
+  // one?); the server still judges every action.
 
   pileArray(name) {
     const s = this.state;
@@ -213,18 +228,12 @@ export class Board {
     return s.tableau[name[1] - 1];
   }
 
+  /** Whether `card` goes on its foundation, counting the cards already sent there. */
   fitsFoundation(card) {
-    const pile = this.state.foundations[SUITS.indexOf(suitOf(card))];
-    return pile.length === rankValue(card) - 1;
-  }
-
-  fitsSomeColumn(card, fromPile) {
-    return this.state.tableau.some((col, i) => {
-      if (`t${i + 1}` === fromPile) return false;
-      const top = col[col.length - 1];
-      if (top === undefined) return rankValue(card) === 13;
-      return top !== null && isRed(top) !== isRed(card) && rankValue(top) === rankValue(card) + 1;
-    });
+    const suit = suitOf(card);
+    let height = this.state.foundations[SUITS.indexOf(suit)].length;
+    for (const c of this.pending) if (suitOf(c) === suit) height = Math.max(height, rankValue(c));
+    return height === rankValue(card) - 1;
   }
 
   // ---------------------------------------------------------------- pointer input
@@ -240,12 +249,33 @@ export class Board {
     board.addEventListener("dragstart", (e) => e.preventDefault());
   }
 
+  /** The card (or else pile) under a point as the state lays them out. Cards in flight take
+   *  no pointer events (CSS), so `target` is what lies beneath them; a card sliding or
+   *  turning into its place counts as being there already. */
+  hitTarget(target, x, y) {
+    let best = null;
+    for (const node of this.element.querySelectorAll(".card.moving")) {
+      const pile = node.parentElement.getBoundingClientRect();
+      const left = pile.left + node.offsetLeft;
+      const top = pile.top + node.offsetTop;
+      if (x < left || x > left + node.offsetWidth || y < top || y > top + node.offsetHeight) continue;
+      if (!best || Number(node.style.zIndex) > Number(best.style.zIndex)) best = node;
+    }
+    if (best) {
+      const under = target.closest(".card");
+      // A card drawn above the flying one's place (a column's next card) still wins.
+      if (!under || under.parentElement !== best.parentElement || Number(under.style.zIndex) < Number(best.style.zIndex)) return best;
+    }
+    return target;
+  }
+
   onPointerDown(e) {
     if (e.button !== 0 || !this.state) return;
-    const pileNode = e.target.closest("[data-pile]");
+    const target = this.hitTarget(e.target, e.clientX, e.clientY);
+    const pileNode = target.closest("[data-pile]");
     if (!pileNode) return;
     const pile = pileNode.dataset.pile;
-    const cardNode = e.target.closest(".card.up");
+    const cardNode = target.closest(".card.up");
     const press = { pile, x0: e.clientX, y0: e.clientY, dragging: false, nodes: [] };
     if (cardNode && pile !== "stock") {
       press.index = Number(cardNode.dataset.index);
@@ -269,8 +299,13 @@ export class Board {
     if (!p.dragging && Math.hypot(dx, dy) < DRAG_THRESHOLD_PX) return;
     if (!p.dragging) {
       p.dragging = true;
-      this.lastTap = null;
-      p.nodes.forEach((n) => n.classList.add("dragging"));
+      this.dropTap(); // a tap waiting for its second half did nothing; the drag replaces it
+      for (const n of p.nodes) {
+        // A card still sliding in is taken from its place: the finger moves it from now on.
+        for (const a of n.getAnimations()) a.cancel();
+        n.classList.remove("moving");
+        n.classList.add("dragging");
+      }
     }
     for (const n of p.nodes) n.style.transform = `translate(${dx}px, ${dy}px)`;
     const target = this.dropTarget(p);
@@ -303,11 +338,13 @@ export class Board {
       }
       const body = { action: "move", from: p.pile, to: target[0] === "f" ? "f" : target };
       if (p.pile[0] === "t") body.count = this.pileArray(p.pile).length - p.index;
-      this.send(body);
+      this.send(body, body.to === "f" ? p.card : null);
       return;
     }
-    if (p.pile === "stock") this.drawOrRecycle();
-    else if (p.card) this.tap(p.pile, p.index, p.card);
+    if (p.pile === "stock") {
+      this.flushTap(); // a tap waiting on the waste goes first, on the card it was made on
+      this.drawOrRecycle();
+    } else if (p.card) this.tap(p.pile, p.index, p.card);
   }
 
   cancelDrag() {
@@ -315,41 +352,60 @@ export class Board {
     this.press = null;
   }
 
-  /** Tap = to the foundation, double tap = quick placement (rules §5). A second tap is
-   *  only waited for when it could do something else than the first; otherwise the first
-   *  acts at once, and a second one landing within the window is swallowed so it cannot hit
-   *  the card the first one uncovered. */
+  /** Tap = to the foundation, double tap = quick placement (rules §5). A tap acts at once
+   *  when its card fits a foundation; only a tap that did nothing waits for a second one to
+   *  make a double tap of it (and, alone, is sent as a tap after all, for the server's
+   *  answer). A tap after one that moved a card is a new tap on whatever is there now. */
   tap(pile, index, card) {
     const now = performance.now();
     const last = this.lastTap;
+    this.lastTap = null;
+    if (last) clearTimeout(last.timer);
     if (last && last.pile === pile && now - last.t < DOUBLE_TAP_MS) {
-      this.lastTap = null;
-      if (last.timer) {
-        clearTimeout(last.timer);
-        this.send({ action: "double_tap", from: pile, card: last.card });
-      }
+      this.send({ action: "double_tap", from: pile, card: last.card });
       return;
     }
-    if (last && last.timer) last.fire(); // a pending tap elsewhere goes first
-    const isTop = index === this.pileArray(pile).length - 1;
-    const single = () => {
+    if (last) last.single(); // a tap waiting elsewhere goes first
+    if (this.pending.has(card)) {
+      // Tapped again before the answer for the card's move came: the pile's next card, which
+      // only the server knows yet.
+      if (pile[0] !== "f") this.send({ action: "tap", from: pile });
+      return;
+    }
+    const arr = this.pileArray(pile);
+    if (pile === "waste" || arr[index] !== card) {
+      // Only the waste's top card plays; a card that has just gone leaves the pile's top.
+      index = arr.length - 1;
+      card = arr[index];
+      if (!card) return;
+    }
+    const isTop = index === arr.length - 1;
+    if (isTop && pile[0] !== "f" && this.fitsFoundation(card)) {
+      this.send({ action: "tap", from: pile }, card);
+      return;
+    }
+    const entry = { pile, card, t: now };
+    entry.single = () => {
       if (pile[0] === "f") return;
       if (isTop) this.send({ action: "tap", from: pile });
       else this.say("Double-tap or drag to move this run.");
     };
-    if (isTop && pile[0] !== "f" && !this.fitsSomeColumn(card, pile)) {
-      this.lastTap = { pile, t: now, timer: null };
-      single();
-      return;
-    }
-    const entry = { pile, card, t: now };
-    entry.fire = () => {
-      clearTimeout(entry.timer);
-      if (this.lastTap === entry) this.lastTap = null;
-      single();
-    };
-    entry.timer = setTimeout(entry.fire, DOUBLE_TAP_MS);
+    entry.timer = setTimeout(() => this.flushTap(), DOUBLE_TAP_MS);
     this.lastTap = entry;
+  }
+
+  /** A tap waiting for its second half acts as a single tap now. */
+  flushTap() {
+    const last = this.lastTap;
+    if (!last) return;
+    this.lastTap = null;
+    clearTimeout(last.timer);
+    last.single();
+  }
+
+  dropTap() {
+    if (this.lastTap) clearTimeout(this.lastTap.timer);
+    this.lastTap = null;
   }
 
   drawOrRecycle() {
@@ -357,9 +413,16 @@ export class Board {
     this.send({ action: this.state.stock ? "draw" : "recycle" });
   }
 
-  send(body) {
+  /** Sends an action; `toFoundation`, a card it sends to its foundation, counts as there
+   *  for the next taps until the answer is drawn. */
+  send(body, toFoundation = null) {
     this.picked = null;
-    if (this.options.onAction) this.options.onAction(body);
+    if (!this.options.onAction) return;
+    const done = Promise.resolve(this.options.onAction(body));
+    if (toFoundation) {
+      this.pending.add(toFoundation);
+      done.finally(() => this.pending.delete(toFoundation)).catch(() => {});
+    }
   }
 
   say(text) {
@@ -486,6 +549,7 @@ export class Board {
     const card = this.pileArray(pile)[index];
     if (!card || pile === "stock") return this.say("No card here.");
     if (action === "tap" && index !== this.pileArray(pile).length - 1) return this.say("Only a top card goes to a foundation.");
-    this.send(action === "tap" ? { action, from: pile } : { action, from: pile, card });
+    if (action === "tap") this.send({ action, from: pile }, this.fitsFoundation(card) ? card : null);
+    else this.send({ action, from: pile, card });
   }
 }
