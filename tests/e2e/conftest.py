@@ -7,6 +7,7 @@ skipping them.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
@@ -62,11 +63,11 @@ def base_url(live_server: Any, transactional_db: None) -> str:
     return str(live_server.url)
 
 
-@pytest.fixture
-def page(browser: Any, base_url: str) -> Iterator[Any]:
-    """A fresh browser context (no cookies) and page; page errors, and anything the page's
-    Content-Security-Policy blocked, fail the test."""
-    context = browser.new_context(viewport=DESKTOP, base_url=base_url)
+@contextlib.contextmanager
+def watched_page(browser: Any, base_url: str, **options: Any) -> Iterator[Any]:
+    """A page in a fresh browser context (no cookies; `options` for the context); page
+    errors, and anything the page's Content-Security-Policy blocked, fail the test."""
+    context = browser.new_context(viewport=DESKTOP, base_url=base_url, **options)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -81,6 +82,13 @@ def page(browser: Any, base_url: str) -> Iterator[Any]:
     page.wait_for_load_state("networkidle")
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def page(browser: Any, base_url: str) -> Iterator[Any]:
+    """A page of a fresh browser context (see `watched_page`)."""
+    with watched_page(browser, base_url) as page:
+        yield page
 
 
 def wait_until(page: Any, expression: str, arg: Any = None, timeout_s: float = 15.0) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import DESKTOP, pile_cards, sign_up, start_casual, wait_until
+from tests.e2e.conftest import pile_cards, sign_up, start_casual, wait_until, watched_page
 
 pytestmark = pytest.mark.e2e
 
@@ -55,19 +55,8 @@ def moves_shown(page: Any) -> str:
 @pytest.fixture
 def touch_page(browser: Any, base_url: str) -> Iterator[Any]:
     """Like `page`, in a context with a touch screen."""
-    context = browser.new_context(viewport=DESKTOP, base_url=base_url, has_touch=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on(
-        "console",
-        lambda message: "Content Security Policy" in message.text and errors.append(message.text),
-    )
-    page.set_default_timeout(15_000)
-    yield page
-    page.wait_for_load_state("networkidle")
-    context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    with watched_page(browser, base_url, has_touch=True) as page:
+        yield page
 
 
 # ------------------------------------------------------------------ foundation cards

@@ -58,26 +58,31 @@ function safeNext() {
   return next && /^\/(?![/\\])/.test(next) ? next : "/daily";
 }
 
-function wireAuthForm() {
-  const form = document.querySelector("[data-auth-form]");
-  if (!form) return;
+/** Sends a form's fields with `submit(fields)` on submit; an error shows in its
+ *  `[data-error]` box (the API's per-field messages when it gives them). */
+function onSubmit(form, submit) {
   const errorBox = form.querySelector("[data-error]");
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     errorBox.hidden = true;
-    const fields = Object.fromEntries(new FormData(form).entries());
-    if (!fields.email) delete fields.email;
-    const path = form.dataset.authForm === "signup" ? "/api/v1/auth/register" : "/api/v1/auth/login";
     try {
-      await api("POST", path, fields);
-      location.assign(safeNext());
+      await submit(Object.fromEntries(new FormData(form).entries()));
     } catch (error) {
       const fieldErrors = error.data && error.data.fields;
-      errorBox.textContent = fieldErrors
-        ? Object.values(fieldErrors).flat().join(" ")
-        : error.message;
+      errorBox.textContent = fieldErrors ? Object.values(fieldErrors).flat().join(" ") : error.message;
       errorBox.hidden = false;
     }
+  });
+}
+
+function wireAuthForm() {
+  const form = document.querySelector("[data-auth-form]");
+  if (!form) return;
+  onSubmit(form, async (fields) => {
+    if (!fields.email) delete fields.email;
+    const path = form.dataset.authForm === "signup" ? "/api/v1/auth/register" : "/api/v1/auth/login";
+    await api("POST", path, fields);
+    location.assign(safeNext());
   });
   // Keep ?next= when switching between the two forms.
   for (const link of document.querySelectorAll("[data-keep-next]")) link.search = location.search;
@@ -87,27 +92,17 @@ function wireAuthForm() {
 function wireResetForm() {
   const form = document.querySelector("[data-reset-form]");
   if (!form) return;
-  const errorBox = form.querySelector("[data-error]");
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    errorBox.hidden = true;
-    const fields = Object.fromEntries(new FormData(form).entries());
-    try {
-      if (form.dataset.resetForm === "request") {
-        await api("POST", "/api/v1/auth/password-reset", { email: fields.email });
-      } else if (fields.new_password !== fields.repeat) {
-        throw new Error("The two passwords differ.");
-      } else {
-        const { uid, token } = form.dataset;
-        await api("POST", "/api/v1/auth/password-reset/confirm", { uid, token, new_password: fields.new_password });
-      }
-      form.hidden = true;
-      document.querySelector("[data-reset-done]").hidden = false;
-    } catch (error) {
-      const fieldErrors = error.data && error.data.fields;
-      errorBox.textContent = fieldErrors ? Object.values(fieldErrors).flat().join(" ") : error.message;
-      errorBox.hidden = false;
+  onSubmit(form, async (fields) => {
+    if (form.dataset.resetForm === "request") {
+      await api("POST", "/api/v1/auth/password-reset", { email: fields.email });
+    } else if (fields.new_password !== fields.repeat) {
+      throw new Error("The two passwords differ.");
+    } else {
+      const { uid, token } = form.dataset;
+      await api("POST", "/api/v1/auth/password-reset/confirm", { uid, token, new_password: fields.new_password });
     }
+    form.hidden = true;
+    document.querySelector("[data-reset-done]").hidden = false;
   });
 }
 
