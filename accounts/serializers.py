@@ -19,6 +19,10 @@ class StatsSerializer(serializers.Serializer[dict[str, object]]):
     won = serializers.IntegerField()
     win_rate = serializers.FloatField()
     best_score = serializers.IntegerField(allow_null=True)
+    best_score_display = serializers.CharField(
+        help_text="The best score as the rules write it (Vegas: dollars, `+$208`); overall, "
+        "the best Normal score."
+    )
     fewest_moves = serializers.IntegerField(allow_null=True)
     fastest_win_ms = serializers.IntegerField(allow_null=True)
     modes = serializers.DictField()

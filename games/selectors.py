@@ -193,11 +193,18 @@ def game_replay_text(*, game: Game) -> str:
     return "\n".join([*header, *lines]) + "\n"
 
 
-def _stats_row(played: int, won: int, **bests: Any) -> dict[str, Any]:
+def _stats_row(
+    played: int, won: int, best_score: int | None, rules: engine.Rules, **bests: Any
+) -> dict[str, Any]:
     return {
         "played": played,
         "won": won,
         "win_rate": round(won / played, 4) if played else 0.0,
+        "best_score": best_score,
+        # As the rules write it: points, or Vegas dollars ("+$208"); "" without a score.
+        "best_score_display": engine.format_score(rules, best_score)
+        if best_score is not None
+        else "",
         **bests,
     }
 
@@ -222,8 +229,11 @@ def user_game_stats(*, user: User) -> dict[str, Any]:
         .annotate(**aggregates, best_score=Max("score"))
         .order_by("draw", "preset")
     )
-    modes = {f"D{row.pop('draw')}{row.pop('preset')}": _stats_row(**row) for row in per_mode}
-    return {**_stats_row(**totals), "modes": modes}
+    modes = {}
+    for row in per_mode:
+        draw, preset = row.pop("draw"), row.pop("preset")
+        modes[f"D{draw}{preset}"] = _stats_row(**row, rules=engine.Rules.from_preset(draw, preset))
+    return {**_stats_row(**totals, rules=engine.Rules.from_preset(1, "N")), "modes": modes}
 
 
 def user_stats(*, user: User) -> dict[str, Any]:

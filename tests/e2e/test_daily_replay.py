@@ -124,6 +124,7 @@ def test_replay_steps_match_the_engine(page: Any) -> None:
     page.goto(f"/replay/{game_id}")
     page.wait_for_selector(".move-list li")
     assert rendered(page) == expected([])
+    assert " · 1 undo · " in page.inner_text("[data-result]")  # not "1 undos"
     for k in range(1, len(notations) + 1):  # forward, one step at a time
         page.click("[data-forward]")
         wait_until(page, f"location.hash === '#m={k}'")
@@ -141,3 +142,13 @@ def test_replay_steps_match_the_engine(page: Any) -> None:
     wait_until(page, "location.hash === '#m=9'")
     assert rendered(page) == expected(notations[:9])
     screenshot(page, "replay")
+
+
+def test_the_profile_writes_a_vegas_best_score_in_dollars(page: Any) -> None:
+    name = sign_up(page)
+    game_id = start_casual(page, "KL1-D3V-AAAAAAG")
+    page.evaluate("a => klondike.act(a)", {"action": "resign"})
+    assert page.request.get(f"/api/v1/games/{game_id}").json()["status"] == "resigned"
+    page.goto(f"/u/{name}")
+    page.wait_for_selector("[data-modes] tr")
+    assert "-$52" in page.inner_text("[data-modes]")  # the Vegas start, never "-52"

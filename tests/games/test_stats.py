@@ -40,12 +40,15 @@ def test_stats_per_mode_and_overall(auth_client, api_client, django_assert_max_n
     assert stats["best_score"] == 700
     assert stats["fewest_moves"] == 120
     assert stats["fastest_win_ms"] == 90_000
+    assert stats["best_score_display"] == "700"
     assert stats["modes"]["D1N"] == {
-        "played": 2, "won": 2, "win_rate": 1.0, "best_score": 700,
+        "played": 2, "won": 2, "win_rate": 1.0, "best_score": 700, "best_score_display": "700",
         "fewest_moves": 120, "fastest_win_ms": 90_000,
     }  # fmt: skip
     assert stats["modes"]["D3V"]["played"] == 1 and stats["modes"]["D3V"]["won"] == 0
+    # Vegas dollars, as the rules write them: never shown as points.
     assert stats["modes"]["D3V"]["best_score"] == -37
+    assert stats["modes"]["D3V"]["best_score_display"] == "-$37"
 
     public = api_client.get(f"/api/v1/users/{user.username}").json()["stats"]
     assert public == stats
@@ -55,3 +58,4 @@ def test_stats_are_zero_without_games(auth_client):
     stats = auth_client.get("/api/v1/me").json()["stats"]
     assert (stats["played"], stats["won"], stats["win_rate"]) == (0, 0, 0.0)
     assert stats["best_score"] is None and stats["modes"] == {}
+    assert stats["best_score_display"] == ""

@@ -21,13 +21,13 @@ function showStats(profile) {
   $("[data-joined]").textContent = `Playing since ${new Date(profile.date_joined).toLocaleDateString()}`;
   $("[data-stats]").replaceChildren(
     stat("Played", String(s.played)), stat("Won", String(s.won)), stat("Win rate", pct(s.win_rate)),
-    stat("Best score", orDash(s.best_score)), stat("Fewest moves", orDash(s.fewest_moves)),
+    stat("Best score", s.best_score_display || "—"), stat("Fewest moves", orDash(s.fewest_moves)),
     stat("Fastest win", time(s.fastest_win_ms)), stat("Daily streak", String(best("current"))),
     stat("Longest streak", String(best("longest"))));
   const modes = Object.entries(s.modes || {});
   $("[data-modes]").replaceChildren(...modes.map(([mode, m]) => {
     const streak = (s.streaks || {})[mode] || { current: 0, longest: 0 };
-    return el("tr", {}, el("td", { text: modeName(mode) }), ...[m.played, m.won, pct(m.win_rate), orDash(m.best_score),
+    return el("tr", {}, el("td", { text: modeName(mode) }), ...[m.played, m.won, pct(m.win_rate), m.best_score_display || "—",
       orDash(m.fewest_moves), time(m.fastest_win_ms), streak.current, streak.longest].map((v) => el("td", { class: "num", text: String(v) })));
   }));
   $("[data-modes-section]").hidden = !modes.length;

@@ -54,6 +54,9 @@ function go(k, { speak = true } = {}) {
   if (k === states.length - 1) pause();
 }
 
+/** "1 move", "2 moves". */
+const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 function scoreText(score) {
   if (score === null || score === undefined) return "";
   if (replay.rules.scoring === "vegas") return score > 0 ? `+$${score}` : score === 0 ? "$0" : `-$${-score}`;
@@ -182,7 +185,7 @@ document.addEventListener("keydown", (e) => {
   }
   const result = replay.result;
   $("[data-title]").textContent = `Replay · ${modeName(replay.rules)}${replay.code ? ` · ${replay.code}` : ""}`;
-  $("[data-result]").textContent = `${result.won ? "Won" : "Not won"} · ${result.score_display ? `${result.score_display} · ` : ""}${result.moves} moves · ${result.undos} undos · ${formatClock(result.elapsed_ms)}`;
+  $("[data-result]").textContent = `${result.won ? "Won" : "Not won"} · ${result.score_display ? `${result.score_display} · ` : ""}${count(result.moves, "move")} · ${count(result.undos, "undo")} · ${formatClock(result.elapsed_ms)}`;
   $("[data-score-wrap]").hidden = replay.rules.scoring === "none";
   scrubber.max = String(replay.actions.length);
   $("[data-player]").hidden = false;
