@@ -87,26 +87,21 @@ def lockout_response(
     """AXES_LOCKOUT_CALLABLE: the answer to a locked-out login, which AxesMiddleware puts in
     place of the login view's own.
 
-    The API's login has already answered 429 `throttled` in the error format (the service
-    raises `LoginLockedError`); that answer stays, with a `Retry-After` header. Anywhere else
-    (the admin's login page) the site's error page says 429 and for how long.
+    The API's login has already answered 429 `throttled` in the error format, with its
+    `Retry-After` header (the service raises `LoginLockedError`); that answer stays. Anywhere
+    else (the admin's login page) the site's error page says 429 and for how long.
     """
     if request.path.startswith("/api/") and getattr(original_response, "status_code", 0) == 429:
-        response: HttpResponse = original_response  # type: ignore[assignment]
-        error = (getattr(original_response, "data", None) or {}).get("error", {})
-        seconds = error.get("retry_after") or lockout_seconds_left(
-            request=request, credentials=credentials
+        return original_response  # type: ignore[return-value]
+    seconds = lockout_seconds_left(request=request, credentials=credentials)
+    message = locked_message(seconds)
+    if request.path.startswith("/api/"):
+        response: HttpResponse = JsonResponse(
+            error_body("throttled", message, retry_after=seconds), status=429
         )
     else:
-        seconds = lockout_seconds_left(request=request, credentials=credentials)
-        message = locked_message(seconds)
-        if request.path.startswith("/api/"):
-            response = JsonResponse(
-                error_body("throttled", message, retry_after=seconds), status=429
-            )
-        else:
-            response = render(
-                request, "frontend/error.html", {"status": 429, "message": message}, status=429
-            )
+        response = render(
+            request, "frontend/error.html", {"status": 429, "message": message}, status=429
+        )
     response["Retry-After"] = str(seconds)
     return response

@@ -121,7 +121,11 @@ def _error_response(exc: Exception, context: dict[str, Any]) -> Response:
         )
     if isinstance(exc, ApplicationError):
         set_rollback()
-        return Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
+        if "retry_after" in exc.extra:  # a service's own 429 or 503, as DRF's throttles say it
+            headers["Retry-After"] = str(exc.extra["retry_after"])
+        return Response(
+            error_body(exc.code, exc.message, **exc.extra), status=exc.status_code, headers=headers
+        )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

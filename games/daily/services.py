@@ -477,15 +477,22 @@ def _streak_count_win(game: Game) -> None:
     streak, _ = DailyStreak.objects.select_for_update().get_or_create(
         user_id=game.user_id, mode=daily.mode
     )
-    if streak.last_win is not None and streak.last_win >= daily.date:
-        if streak.last_win > daily.date:
-            _streak_recount(user_id=game.user_id, mode=daily.mode)
-        return
-    yesterday = daily.date - timedelta(days=1)
-    streak.current = streak.current + 1 if streak.last_win == yesterday else 1
+    if _streak_extend(streak, daily.date):
+        streak.save(update_fields=["current", "longest", "last_win"])
+    elif streak.last_win is not None and streak.last_win > daily.date:
+        _streak_recount(user_id=game.user_id, mode=daily.mode)
+
+
+def _streak_extend(streak: DailyStreak, day: date) -> bool:
+    """Count a win on `day` in `streak` (not saved): the current streak grows if the last win
+    was the day before, else restarts at 1. False, and nothing changed, when a win on `day` or
+    later is counted already."""
+    if streak.last_win is not None and streak.last_win >= day:
+        return False
+    streak.current = streak.current + 1 if streak.last_win == day - timedelta(days=1) else 1
     streak.longest = max(streak.longest, streak.current)
-    streak.last_win = daily.date
-    streak.save(update_fields=["current", "longest", "last_win"])
+    streak.last_win = day
+    return True
 
 
 def _streak_recount(*, user_id: int, mode: str) -> None:
@@ -528,7 +535,6 @@ def _streaks_update(*, daily: DailyDeal) -> None:
         .exclude(flag_reason__gt="", flag_cleared=False)
         .values_list("user_id", flat=True)
     )
-    yesterday = daily.date - timedelta(days=1)
     DailyStreak.objects.filter(mode=daily.mode, current__gt=0).exclude(user_id__in=winners).exclude(
         last_win__gte=daily.date
     ).update(current=0)
@@ -541,12 +547,8 @@ def _streaks_update(*, daily: DailyDeal) -> None:
         if streak is None:
             existing[user_id] = DailyStreak(user_id=user_id, mode=daily.mode)
             streak = existing[user_id]
-        if streak.last_win is not None and streak.last_win >= daily.date:
-            continue  # counted when it was won
-        streak.current = streak.current + 1 if streak.last_win == yesterday else 1
-        streak.longest = max(streak.longest, streak.current)
-        streak.last_win = daily.date
-        changed.append(streak)
+        if _streak_extend(streak, daily.date):  # else counted when it was won
+            changed.append(streak)
     DailyStreak.objects.bulk_create(
         changed,
         update_conflicts=True,
