@@ -14,7 +14,7 @@ from accounts.models import User
 from games import engine
 from games.errors import GameNotFoundError
 from games.models import Action, DailyStreak, Game
-from games.services import game_code, game_rules, game_state
+from games.services import game_code, game_rules, game_setup, game_state
 
 logger = logging.getLogger(__name__)
 
@@ -131,8 +131,7 @@ def game_replay(*, game: Game) -> dict[str, Any]:
     """
     log = game_log(game=game)
     redacted = daily_board_open(game)
-    rules = game_rules(game)
-    deal = engine.Deal.from_dict(game.deal.layout)
+    deal, rules = game_setup(game)
     start = engine.GameState.new(deal, rules)
     revealed = engine.replay(start, [row.notation for row in log], track_revealed=True).revealed
     assert revealed is not None
