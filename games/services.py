@@ -133,7 +133,7 @@ def _applied(game: Game, action: engine.Action) -> tuple[engine.GameState, engin
             state = _replay(game, _log_notations(game)).state
             return state, state.apply(action)
     except engine.IllegalMoveError as exc:
-        raise IllegalMoveApiError(str(exc)) from None
+        raise IllegalMoveApiError(str(exc), reason=exc.reason, details=exc.details) from None
 
 
 def game_create(

@@ -96,7 +96,10 @@ class GameActionView(APIView):
         responses={
             200: GameSerializer,
             409: OpenApiResponse(description="seq_mismatch (with `expected`) or game_over"),
-            422: OpenApiResponse(description="illegal_move: the message names the rule"),
+            422: OpenApiResponse(
+                description="illegal_move: the message names the rule; `reason` and "
+                "`details` say which rule and what it names (docs/api.md)"
+            ),
         },
     )
     def post(self, request: Request, game_id: int) -> Response:

@@ -204,7 +204,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             where = f"line {lines[e.index]} ({format_action(actions[e.index])!r})"
         else:
             where = "end of file"
-        print(f"error: {name} {where}: {e.reason}", file=err)
+        print(f"error: {name} {where}: {e.message}", file=err)
         return EXIT_ERROR
     o = result.outcome
     out = {

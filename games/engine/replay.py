@@ -158,7 +158,7 @@ def replay(
         try:
             rec = apply(a)
         except IllegalMoveError as e:
-            raise ReplayError(i, str(e)) from None
+            raise ReplayError(i, str(e), e.reason, **e.details) from None
         scores.append(rec.score)
         if revealed is not None:
             now = face_up_cards(state.raw())

@@ -50,7 +50,7 @@ def leaderboard_score(
         try:
             applied = state.apply(action)
         except IllegalMoveError as exc:
-            raise ReplayError(i, str(exc)) from None
+            raise ReplayError(i, str(exc), exc.reason, **exc.details) from None
         if isinstance(action, Undo):
             shadow, returned = history.pop()
             continue

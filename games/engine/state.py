@@ -500,7 +500,9 @@ class GameState:
         """
         if self._status != "playing":
             raise IllegalMoveError(
-                f"the game is over ({self._status}); no action applies any more (rules §4)"
+                f"the game is over ({self._status}); no action applies any more (rules §4)",
+                "game_over",
+                status=self._status,
             )
         flipped = -1
         if type(action) is Move:
@@ -527,7 +529,9 @@ class GameState:
             self._status = "resigned"
             return Applied(RESIGN, self.score)
         elif isinstance(action, Auto):
-            raise IllegalMoveError("automatic actions are played by the game itself (rules §9)")
+            raise IllegalMoveError(
+                "automatic actions are played by the game itself (rules §9)", "automatic"
+            )
         else:
             raise TypeError(f"not an action: {action!r}")
         self._moves += 1
@@ -553,7 +557,9 @@ class GameState:
         """
         if self._status != "playing":
             raise IllegalMoveError(
-                f"the game is over ({self._status}); no action applies any more (rules §4)"
+                f"the game is over ({self._status}); no action applies any more (rules §4)",
+                "game_over",
+                status=self._status,
             )
         if not self._history:
             if self._unloaded:
@@ -561,8 +567,12 @@ class GameState:
                     "this state was loaded without its undo history: rebuild it from the log"
                 )
             if self._depth:
-                raise IllegalMoveError(f"undo reaches back at most {UNDO_LIMIT} actions (rules §6)")
-            raise IllegalMoveError("nothing to undo (rules §6)")
+                raise IllegalMoveError(
+                    f"undo reaches back at most {UNDO_LIMIT} actions (rules §6)",
+                    "undo_limit",
+                    limit=UNDO_LIMIT,
+                )
+            raise IllegalMoveError("nothing to undo (rules §6)", "nothing_to_undo")
         (
             tab,
             self._down,
@@ -602,7 +612,9 @@ class GameState:
     def _do_draw(self) -> None:
         stock = self._stock
         if not stock:
-            raise IllegalMoveError("the stock is empty: recycle the waste instead (rules §3)")
+            raise IllegalMoveError(
+                "the stock is empty: recycle the waste instead (rules §3)", "stock_empty"
+            )
         self._push()
         if self._draw == 1:
             self._waste += stock[-1:]
@@ -615,16 +627,21 @@ class GameState:
 
     def _do_recycle(self) -> None:
         if self._stock:
-            raise IllegalMoveError("the stock still has cards: draw instead (rules §3)")
+            raise IllegalMoveError(
+                "the stock still has cards: draw instead (rules §3)", "stock_not_empty"
+            )
         if not self._waste:
             raise IllegalMoveError(
-                "nothing to recycle: the stock and the waste are empty (rules §3)"
+                "nothing to recycle: the stock and the waste are empty (rules §3)",
+                "nothing_to_recycle",
             )
         if self._passes >= self._recycle_limit:
             p = self._rules.passes
             raise IllegalMoveError(
                 f"no recycle left: preset {self._rules.preset} with draw {self._draw} allows "
-                f"{p} pass{'' if p == 1 else 'es'} through the stock (rules §3, §9)"
+                f"{p} pass{'' if p == 1 else 'es'} through the stock (rules §3, §9)",
+                "no_pass_left",
+                passes=p or 0,
             )
         self._push()
         self._stock = self._waste[::-1]
@@ -638,14 +655,21 @@ class GameState:
         if di - F0 != s:
             raise IllegalMoveError(
                 f"{PILES[di]} holds {_SUITS[di - F0]}; {CARD_NAMES[card]} goes to f{s + 1} "
-                "(rules §1, §2.5)"
+                "(rules §1, §2.5)",
+                "foundation_suit",
+                card=CARD_NAMES[card],
+                onto=PILES[di],
             )
         have = self._found[s]
         if have != card % 13:
             need = CARD_NAMES[s * 13 + have] if have < 13 else "nothing"
             raise IllegalMoveError(
                 f"{CARD_NAMES[card]} cannot go on f{s + 1}: a foundation is built in suit from "
-                f"A to K, and {need} comes next (rules §2.5)"
+                f"A to K, and {need} comes next (rules §2.5)",
+                "foundation_order",
+                card=CARD_NAMES[card],
+                onto=f"f{s + 1}",
+                **({"next": need} if have < 13 else {}),
             )
 
     def _check_column(self, card: int, d: int) -> None:
@@ -655,10 +679,13 @@ class GameState:
             if top not in _PARENTS[card]:
                 raise IllegalMoveError(
                     f"{CARD_NAMES[card]} does not fit on {CARD_NAMES[top]}: a column builds down "
-                    "by one rank in alternating colours (rules §2.1)"
+                    "by one rank in alternating colours (rules §2.1)",
+                    "column_build",
+                    card=CARD_NAMES[card],
+                    onto=CARD_NAMES[top],
                 )
         elif card % 13 != 12:
-            raise IllegalMoveError(_EMPTY_COLUMN)
+            raise IllegalMoveError(_EMPTY_COLUMN, "empty_column_king", card=CARD_NAMES[card])
 
     def _move(self, si: int, di: int, n: int) -> int:
         """Check and play a plain move; returns the card turned face up, or -1."""
@@ -669,27 +696,33 @@ class GameState:
             size = len(col)
             if n > size - self._down[c]:
                 if not size:
-                    raise IllegalMoveError(f"{PILES[si]} is empty")
+                    raise IllegalMoveError(f"{PILES[si]} is empty", "pile_empty", pile=PILES[si])
                 raise IllegalMoveError(
                     f"only face-up cards move: {PILES[si]} has {size - self._down[c]} face up, "
-                    f"not {n} (rules §2.2)"
+                    f"not {n} (rules §2.2)",
+                    "face_up_only",
+                    pile=PILES[si],
+                    face_up=size - self._down[c],
+                    count=n,
                 )
             card = col[size - n]
             if di >= T0:
                 if di == si:
-                    raise IllegalMoveError("a move needs two different piles")
+                    raise IllegalMoveError("a move needs two different piles", "same_pile")
                 d = di - T0
                 dcol = tab[d]
                 if dcol:
                     if dcol[-1] not in _PARENTS[card]:
                         self._check_column(card, d)
                 elif card % 13 != 12:
-                    raise IllegalMoveError(_EMPTY_COLUMN)
+                    raise IllegalMoveError(
+                        _EMPTY_COLUMN, "empty_column_king", card=CARD_NAMES[card]
+                    )
                 self._push()
                 tab[d] = dcol + col[size - n :]
             elif di >= F0:
                 if n != 1:
-                    raise IllegalMoveError(_ONE_AT_A_TIME)
+                    raise IllegalMoveError(_ONE_AT_A_TIME, "one_at_a_time")
                 found = self._found
                 if found[card // 13] != card % 13 or di - F0 != card // 13:
                     self._check_found(card, di)
@@ -699,7 +732,11 @@ class GameState:
                 if found[card // 13] == 13 and sum(found) == 52:
                     self._status = "won"
             else:
-                raise IllegalMoveError(f"cards cannot be put on the {PILES[di]} (rules §2)")
+                raise IllegalMoveError(
+                    f"cards cannot be put on the {PILES[di]} (rules §2)",
+                    "not_a_target",
+                    pile=PILES[di],
+                )
             rest = col[: size - n]
             tab[c] = rest
             if rest and len(rest) == self._down[c]:
@@ -713,9 +750,9 @@ class GameState:
         if si == WASTE:
             waste = self._waste
             if not waste:
-                raise IllegalMoveError("the waste is empty")
+                raise IllegalMoveError("the waste is empty", "pile_empty", pile="waste")
             if n != 1:
-                raise IllegalMoveError(_WASTE_TOP)
+                raise IllegalMoveError(_WASTE_TOP, "waste_top")
             card = waste[-1]
             if di >= T0:
                 d = di - T0
@@ -724,7 +761,9 @@ class GameState:
                     if dcol[-1] not in _PARENTS[card]:
                         self._check_column(card, d)
                 elif card % 13 != 12:
-                    raise IllegalMoveError(_EMPTY_COLUMN)
+                    raise IllegalMoveError(
+                        _EMPTY_COLUMN, "empty_column_king", card=CARD_NAMES[card]
+                    )
                 self._push()
                 tab[d] = dcol + waste[-1:]
                 self._score += self._pw
@@ -738,24 +777,32 @@ class GameState:
                 if found[card // 13] == 13 and sum(found) == 52:
                     self._status = "won"
             else:
-                raise IllegalMoveError(f"cards cannot be put on the {PILES[di]} (rules §2)")
+                raise IllegalMoveError(
+                    f"cards cannot be put on the {PILES[di]} (rules §2)",
+                    "not_a_target",
+                    pile=PILES[di],
+                )
             self._waste = waste[:-1]
             return -1
         if si >= F0:
             if not self._return:
                 raise IllegalMoveError(
                     f"preset {self._rules.preset} forbids taking a card back from a foundation "
-                    "(rules §2.6, §9)"
+                    "(rules §2.6, §9)",
+                    "no_foundation_return",
                 )
             s = si - F0
             k = self._found[s]
             if not k:
-                raise IllegalMoveError(f"{PILES[si]} is empty")
+                raise IllegalMoveError(f"{PILES[si]} is empty", "pile_empty", pile=PILES[si])
             if n != 1:
-                raise IllegalMoveError("a foundation gives back one card at a time (rules §2.6)")
+                raise IllegalMoveError(
+                    "a foundation gives back one card at a time (rules §2.6)", "one_at_a_time"
+                )
             if di < T0:
                 raise IllegalMoveError(
-                    "a card taken back from a foundation goes onto a column (rules §2.6)"
+                    "a card taken back from a foundation goes onto a column (rules §2.6)",
+                    "return_to_column",
                 )
             card = s * 13 + k - 1
             self._check_column(card, di - T0)
@@ -763,24 +810,28 @@ class GameState:
             self._found[s] = k - 1
             tab[di - T0] += (card,)
             return -1
-        raise IllegalMoveError("cards leave the stock only by drawing (rules §3)")
+        raise IllegalMoveError(
+            "cards leave the stock only by drawing (rules §3)", "stock_draw_only"
+        )
 
     def _top(self, si: int) -> int:
         if si >= T0:
             col = self._tab[si - T0]
             if not col:
-                raise IllegalMoveError(f"{PILES[si]} is empty")
+                raise IllegalMoveError(f"{PILES[si]} is empty", "pile_empty", pile=PILES[si])
             return col[-1]
         if si == WASTE:
             if not self._waste:
-                raise IllegalMoveError("the waste is empty")
+                raise IllegalMoveError("the waste is empty", "pile_empty", pile="waste")
             return self._waste[-1]
         if si >= F0:
             k = self._found[si - F0]
             if not k:
-                raise IllegalMoveError(f"{PILES[si]} is empty")
+                raise IllegalMoveError(f"{PILES[si]} is empty", "pile_empty", pile=PILES[si])
             return (si - F0) * 13 + k - 1
-        raise IllegalMoveError("cards leave the stock only by drawing (rules §3)")
+        raise IllegalMoveError(
+            "cards leave the stock only by drawing (rules §3)", "stock_draw_only"
+        )
 
     def _run_of(self, si: int, card: Card) -> int:
         """How many cards move when ``card`` is the first card of the run taken from ``si``."""
@@ -794,13 +845,21 @@ class GameState:
             if k < self._down[c]:
                 raise IllegalMoveError(
                     f"{card} is not a face-up card of {PILES[si]}; "
-                    "a run starts at a face-up card (rules §2.2)"
+                    "a run starts at a face-up card (rules §2.2)",
+                    "not_face_up",
+                    card=str(card),
+                    pile=PILES[si],
                 )
             return len(col) - k
         if self._top(si) != ci:
             if si == WASTE:
-                raise IllegalMoveError(_WASTE_TOP)
-            raise IllegalMoveError(f"{card} is not the top card of {PILES[si]}")
+                raise IllegalMoveError(_WASTE_TOP, "waste_top")
+            raise IllegalMoveError(
+                f"{card} is not the top card of {PILES[si]}",
+                "not_top",
+                card=str(card),
+                pile=PILES[si],
+            )
         return 1
 
     def _resolve(self, m: Move) -> Move:
@@ -810,12 +869,16 @@ class GameState:
             run = self._run_of(si, m.card)
             if n != 1 and n != run:
                 raise IllegalMoveError(
-                    f"count {n} does not match the run from {m.card} ({run} cards)"
+                    f"count {n} does not match the run from {m.card} ({run} cards)",
+                    "count_mismatch",
+                    card=str(m.card),
+                    count=n,
+                    run=run,
                 )
             n = run
         if m.dst == "f":
             if n != 1:
-                raise IllegalMoveError(_ONE_AT_A_TIME)
+                raise IllegalMoveError(_ONE_AT_A_TIME, "one_at_a_time")
             di = F0 + self._top(si) // 13
         else:
             di = PILE_INDEX[m.dst]
@@ -848,7 +911,9 @@ class GameState:
         if best < 0:
             raise IllegalMoveError(
                 f"no place for {CARD_NAMES[card]}: no foundation, column or empty column takes "
-                "it (rules §5)"
+                "it (rules §5)",
+                "no_place",
+                card=CARD_NAMES[card],
             )
         return _MOVES[_key(si, T0 + best, n)]
 

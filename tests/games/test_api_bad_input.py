@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from games.engine.errors import ILLEGAL_MOVE_REASONS
 from games.models import Action, Deal, Game
 
 pytestmark = pytest.mark.django_db
@@ -70,28 +73,56 @@ def test_malformed_json_is_400(start, auth_client, raw):
 
 
 ILLEGAL = {
-    "card not in that spot": {"action": "move", "from": "t5", "to": "t4", "card": "7C"},
-    "moving a face-down card": {"action": "move", "from": "t7", "to": "t1", "count": 2},
-    "run longer than the face-up cards": {"action": "move", "from": "t4", "to": "t2", "count": 3},
-    "wrong colour": {"action": "move", "from": "t6", "to": "t5"},
-    "non-king to empty column": {"action": "move", "from": "t5", "to": "t1"},
-    "tap to foundation not legal": {"action": "tap", "from": "t2"},
-    "recycle with stock left": {"action": "recycle"},
-    "undo at the start": {"action": "undo"},
-    "to the stock": {"action": "move", "from": "t1", "to": "stock"},
-    "from an empty waste": {"action": "move", "from": "waste", "to": "t1"},
+    "card not in that spot": (
+        {"action": "move", "from": "t5", "to": "t4", "card": "7C"},
+        "not_face_up",
+        {"card": "7C", "pile": "t5"},
+    ),
+    "moving a face-down card": (
+        {"action": "move", "from": "t7", "to": "t1", "count": 2},
+        "face_up_only",
+        {"pile": "t7", "face_up": 1, "count": 2},
+    ),
+    "run longer than the face-up cards": (
+        {"action": "move", "from": "t4", "to": "t2", "count": 3},
+        "face_up_only",
+        {"pile": "t4", "face_up": 1, "count": 3},
+    ),
+    "wrong colour": ({"action": "move", "from": "t6", "to": "t5"}, "column_build", None),
+    "non-king to empty column": (
+        {"action": "move", "from": "t5", "to": "t1"},
+        "column_build",
+        None,
+    ),
+    "tap to foundation not legal": ({"action": "tap", "from": "t2"}, "foundation_order", None),
+    "recycle with stock left": ({"action": "recycle"}, "stock_not_empty", {}),
+    "undo at the start": ({"action": "undo"}, "nothing_to_undo", {}),
+    "to the stock": ({"action": "move", "from": "t1", "to": "stock"}, "not_a_target", None),
+    "from an empty waste": (
+        {"action": "move", "from": "waste", "to": "t1"},
+        "pile_empty",
+        {"pile": "waste"},
+    ),
 }
 
 
-@pytest.mark.parametrize("body", ILLEGAL.values(), ids=ILLEGAL.keys())
-def test_illegal_moves_are_422_naming_the_rule(start, auth_client, body):
+@pytest.mark.parametrize(("body", "reason", "details"), ILLEGAL.values(), ids=ILLEGAL.keys())
+def test_illegal_moves_are_422_naming_the_rule(start, auth_client, body, reason, details):
     game = start()
     response = auth_client.post(
         f"/api/v1/games/{game['id']}/actions", {"seq": 0, **body}, format="json"
     )
     error = _error(response, 422, "illegal_move")
     assert "rules §" in error["message"] or "empty" in error["message"]
+    assert error["reason"] == reason
+    if details is not None:
+        assert error["details"] == details
     _unchanged(game["id"])
+
+
+def test_every_refusal_reason_is_documented():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    assert [r for r in sorted(ILLEGAL_MOVE_REASONS) if f"`{r}`" not in text] == []
 
 
 def test_stale_and_repeated_seq_are_409_with_expected(start, act):

@@ -24,6 +24,7 @@ from games.engine import (
     public_view,
     replay,
 )
+from games.engine.errors import ILLEGAL_MOVE_REASONS
 
 MODES = [(d, p) for d in (1, 3) for p in "NVCR"]
 CANDIDATES: list[Action] = [Draw(), Recycle()]
@@ -65,6 +66,16 @@ def check_public_view(g: GameState) -> None:
         assert f'"{name}"' not in text
 
 
+def check_refusal(g: GameState, error: IllegalMoveError) -> None:
+    """A refusal names a known rule, and its details name no card the player cannot see."""
+    assert error.reason in ILLEGAL_MOVE_REASONS, error.reason
+    full = full_view(g)
+    hidden = set(full["stock"]).union(*(col["down"] for col in full["tableau"]))
+    # `next` is the rank a foundation wants, which the rules tell anyone: not where a card lies.
+    named = {str(value) for key, value in error.details.items() if key != "next"}
+    assert not hidden & named, error.details
+
+
 def check_legal_moves_exact(g: GameState) -> None:
     legal = g.legal_moves()
     assert len(legal) == len(set(legal)), "duplicates in legal_moves"
@@ -74,7 +85,8 @@ def check_legal_moves_exact(g: GameState) -> None:
         before = state_of(c)
         try:
             c.apply(a)
-        except IllegalMoveError:
+        except IllegalMoveError as error:
+            check_refusal(c, error)
             assert a not in lset, f"listed but refused: {a}"
             assert state_of(c) == before, f"refused {a} changed the state"
         else:
@@ -83,7 +95,8 @@ def check_legal_moves_exact(g: GameState) -> None:
         c = g.copy()
         try:
             rec = c.apply(a)
-        except IllegalMoveError:
+        except IllegalMoveError as error:
+            check_refusal(c, error)
             continue
         assert rec.action in lset, f"{a} resolved to unlisted {rec.action}"
 
