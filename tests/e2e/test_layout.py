@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, DESKTOP, PHONE, sign_up, start_casual
+from tests.e2e.conftest import (
+    ARTIFACTS,
+    DESKTOP,
+    PHONE,
+    pile_cards,
+    sign_up,
+    start_casual,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -50,3 +58,152 @@ def test_game_page_fits_a_landscape_phone(page: Any) -> None:
             '[data-pile="t7"] .card:last-child', "n => n.getBoundingClientRect().toJSON()"
         )
         assert column["bottom"] <= viewport["height"], column  # the dealt tableau is visible
+
+
+# ------------------------------------------------------------------ long columns (issue 20, 7)
+
+# KL1-D1N-AAAAAAY, 115 actions (found by random play from the engine, cycles cut): column 7
+# ends as 6 face-down cards under a whole run, KS down to AS (19 cards, the longest a column
+# can be), and column 1 holds a run of four.
+LONG_RUN_CODE = "KL1-D1N-AAAAAAY"
+LONG_RUN = (
+    "t5-t1 t5-t7 t6-t1 t6-t2 t3-f1 draw f1-t1 draw draw t1-f1 draw f1-t1 waste-f3 draw t1-f1 "
+    "draw t1-f3 draw f3-t1 f1-t1 draw draw draw draw draw draw waste-t2 draw draw draw t1-f1 "
+    "draw f1-t1 waste-t3 t1-f1 t1-f3 draw f3-t1 waste-t4 f1-t1 draw t1-f1 waste-t2 f1-t1 f3-t2 "
+    "draw waste-t3 draw t6-t3 t6-t5 draw waste-t3 t2-f3 t2-t6x2 draw f3-t6 t1-f1 t6-f3 draw "
+    "waste-t2 t6-f1 recycle f1-t2 draw f3-t2 f1-t1 waste-t4 t2-t6x2 draw t6-t2x2 draw t2-t6x2 "
+    "draw waste-f4 draw t6-t2x2 t2-f3 t1-f1 f4-t1 draw f3-t2 draw t2-t6x2 draw t6-f3 t1-f4 "
+    "f3-t6 t6-t2x2 f1-t1 draw t2-t6x2 draw t1-f1 draw f1-t1 t6-t2x2 t1-f1 draw waste-t3 draw "
+    "t2-t6x2 t1-t3x3 f4-t3 t6-t2x2 t3-f4 f1-t3 t2-t6x2 waste-f2 t6-f3 waste-t1 draw draw "
+    "t4-t1x3 t4-t7 t3-t7x10"
+)
+SCREENS = [DESKTOP, {"width": 844, "height": 390}, PHONE]
+
+
+def play_notation(page: Any, text: str) -> None:
+    """Plays actions written in the move notation through the page's own queue (set-up)."""
+    from games.engine import action_to_dict, parse_action
+
+    bodies = [action_to_dict(parse_action(t)) for t in text.split()]
+    page.evaluate("async bodies => { for (const b of bodies) await klondike.act(b); }", bodies)
+    assert page.evaluate("klondike.game().seq") == len(bodies)
+
+
+def set_large_cards(page: Any, on: bool) -> None:
+    """Ticks "Larger cards" in the settings dialog, as a player does."""
+    page.click('.toolbar [data-open-dialog="settings-dialog"]')
+    page.set_checked('#settings-dialog input[name="large"]', on)
+    page.click('#settings-dialog button[value="close"]')
+    page.wait_for_selector("#settings-dialog", state="hidden")
+
+
+def settle(page: Any) -> None:
+    """Waits until the board has laid itself out for the present size: two frames (the resize
+    observer runs before the first), and no card in flight."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    wait_until(page, "!document.querySelector('.board .card.moving')")
+
+
+COLUMN_FIT = """() => {
+    const rect = (n) => n.getBoundingClientRect();
+    const columns = [...document.querySelectorAll('.tableau .pile')].map((pile) => {
+        const cards = [...pile.querySelectorAll('.card')];
+        // Each face-up card shows its corner index: the next card starts below the index.
+        const hidden = cards.slice(0, -1).flatMap((card, i) => {
+            if (!card.classList.contains('up')) return [];
+            const ix = rect(card.querySelector('.ix'));
+            const next = rect(cards[i + 1]).top;
+            return next < ix.bottom - 0.5 ? [`${card.dataset.card}: ${next} < ${ix.bottom}`] : [];
+        });
+        const bottom = cards.length ? rect(cards.at(-1)).bottom : 0;
+        return { count: cards.length, bottom, hidden };
+    });
+    const scroller = document.scrollingElement;
+    return {
+        columns, height: innerHeight,
+        scroll: scroller.scrollHeight - scroller.clientHeight,
+        cardWidth: rect(document.querySelector('.board .card')).width,
+    };
+}"""
+
+
+def test_long_columns_fit_the_screen_with_every_corner_index_shown(page: Any) -> None:
+    sign_up(page)
+    start_casual(page, LONG_RUN_CODE)
+    play_notation(page, LONG_RUN)
+    assert len(pile_cards(page, "t7")) == 19
+    widths = {}
+    for viewport in SCREENS:
+        page.set_viewport_size(viewport)
+        for large in (False, True):
+            set_large_cards(page, large)
+            settle(page)
+            label = f"{viewport['width']}x{viewport['height']}{'-large' if large else ''}"
+            page.screenshot(path=str(ARTIFACTS / f"long-column-{label}.png"))
+            fit = page.evaluate(COLUMN_FIT)
+            assert fit["columns"][6]["count"] == 19
+            for column in fit["columns"]:
+                assert column["bottom"] <= fit["height"], (label, column)  # on screen
+                assert not column["hidden"], (label, column)  # no rank or suit cut
+            assert fit["scroll"] <= 0, (label, fit["scroll"])  # the page does not scroll
+            widths[label] = fit["cardWidth"]
+    # "Larger cards" makes the cards larger on a portrait phone too.
+    assert widths["390x844-large"] > widths["390x844"] * 1.05, widths
+
+
+# ------------------------------------------------------------------ phone layout (issue 20, 8)
+
+
+def test_the_board_takes_most_of_a_portrait_phone(page: Any) -> None:
+    page.set_viewport_size(PHONE)
+    sign_up(page)
+    start_casual(page, "KL1-D1N-AAAAAAG")
+    settle(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "game-390x844.png"))
+    topbar = page.eval_on_selector(".topbar", "n => n.getBoundingClientRect().toJSON()")
+    assert topbar["height"] < 50, topbar  # one line
+    board = page.eval_on_selector(".board", "n => n.getBoundingClientRect().toJSON()")
+    assert board["top"] < PHONE["height"] * 0.25, board  # a compact head above it
+    assert board["bottom"] <= PHONE["height"], board
+    assert board["height"] >= PHONE["height"] * 0.7, board
+    tools = page.eval_on_selector_all(
+        ".toolbar .tool:not([hidden])",
+        "nodes => nodes.map(n => n.getBoundingClientRect().toJSON())",
+    )
+    assert max(t["right"] for t in tools) <= PHONE["width"], tools
+    assert page.evaluate("document.scrollingElement.scrollHeight <= innerHeight")
+
+
+def test_the_leaderboard_shows_every_column_on_a_phone(page: Any) -> None:
+    from django.conf import settings
+
+    name = sign_up(page, "a-longer-name-42")
+    day = page.request.get("/api/v1/daily").json()["date"]
+    page.evaluate(
+        """async (day) => {
+            const headers = {"X-CSRFToken": document.cookie.match(/csrftoken=([^;]+)/)[1],
+                             "Content-Type": "application/json"};
+            const game = await (await fetch(`/api/v1/daily/${day}/D1N/start`,
+                {method: "POST", headers})).json();
+            await fetch(`/api/v1/games/${game.id}/actions`, {method: "POST", headers,
+                body: JSON.stringify({action: "resign", seq: game.seq})});
+        }""",
+        day,
+    )
+    if not getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):  # scaled run: be the worker
+        from games.tasks import rank_daily
+
+        rank_daily(day, "D1N")
+    page.set_viewport_size(PHONE)
+    page.goto(f"/leaderboards?date={day}&mode=D1N")
+    page.wait_for_selector(f'tr.me[data-user="{name}"]')
+    page.screenshot(path=str(ARTIFACTS / "leaderboard-390x844.png"))
+    heads = page.eval_on_selector_all(
+        "[data-table] th",
+        "nodes => nodes.map(n => [n.textContent, n.getBoundingClientRect().right])",
+    )
+    for label, right in heads:
+        assert right <= PHONE["width"], (label, right, heads)  # Undos and Time included
+    scroll = page.eval_on_selector(".table-scroll", "n => [n.scrollWidth, n.clientWidth]")
+    assert scroll[0] <= scroll[1], (scroll, heads)  # nothing to scroll to

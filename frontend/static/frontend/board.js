@@ -3,6 +3,7 @@
 // page sends the action and renders whatever the server answers.
 import { el } from "./api.js";
 import { SUITS, cardElement, cardName, pileName, rankValue, suitOf } from "./cards.js";
+import { fitColumns, measureBoard } from "./fit.js";
 
 const COLUMNS = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"];
 const DOUBLE_TAP_MS = 300;
@@ -51,6 +52,8 @@ export class Board {
     };
     new ResizeObserver(relayout).observe(this.element);
     window.addEventListener("resize", relayout);
+    // A setting (larger cards) changes the corner index, which the fit keeps in view.
+    new MutationObserver(relayout).observe(document.documentElement, { attributeFilter: ["class"] });
   }
 
   // ---------------------------------------------------------------- drawing
@@ -114,42 +117,12 @@ export class Board {
     return node;
   }
 
-  /** Card width and column tops (page coordinates). Measuring forces the browser to lay
-   *  the page out, so it is done again only when the size changed, not on every answer. */
-  measure() {
-    const cw = this.piles.stock.getBoundingClientRect().width || 60;
-    const tops = COLUMNS.map((name) => this.piles[name].getBoundingClientRect().top + window.scrollY);
-    return { cw, tops };
-  }
-
-  /** Places cards inside their piles: fanned columns squeezed to fit the screen's height. */
+  /** Places cards inside their piles: fanned columns fitted to the screen (fit.js). The
+   *  geometry is measured again only when the size changed, not on every answer (measuring
+   *  forces the browser to lay the page out). */
   layout() {
-    this.metrics ??= this.measure();
-    const { cw, tops } = this.metrics;
-    const ch = cw * 1.4;
-    COLUMNS.forEach((name, c) => {
-      const pile = this.piles[name];
-      const cards = [...pile.children];
-      const downs = cards.filter((n) => n.classList.contains("down")).length;
-      let down = ch * 0.14;
-      let up = ch * 0.3;
-      const room = window.innerHeight - tops[c] - ch - 12;
-      const want = downs * down + Math.max(0, cards.length - downs - 1) * up;
-      if (want > room && room > 0) {
-        const f = Math.max(room / want, 0.55); // below that the corner index is hidden
-        down *= f;
-        up *= f;
-      }
-      let y = 0;
-      let lastY = 0;
-      cards.forEach((card, i) => {
-        card.style.top = `${y}px`;
-        card.style.zIndex = String(i + 1);
-        lastY = y;
-        y += card.classList.contains("down") ? down : up;
-      });
-      pile.style.minHeight = `${lastY + ch + 4}px`;
-    });
+    this.metrics ??= measureBoard(this.element, this.piles.t1);
+    const cw = fitColumns(this.element, COLUMNS.map((name) => this.piles[name]), this.metrics);
     const fan = this.draw === 3 ? cw * 0.45 : 0;
     [...this.piles.waste.querySelectorAll(".card")].forEach((card, i) => {
       card.style.left = `${i * fan}px`;

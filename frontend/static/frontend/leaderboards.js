@@ -31,14 +31,15 @@ function row(entry, showReplays) {
   const mine = me && entry.user.toLowerCase() === me.username.toLowerCase();
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null, "data-user": entry.user },
     el("td", { class: "num", text: String(entry.rank) }),
-    el("td", {}, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user }), mine ? el("span", { class: "sr-only", text: " (you)" }) : null,
+    el("td", { class: "player" }, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user, title: entry.user }), mine ? el("span", { class: "sr-only", text: " (you)" }) : null,
       entry.under_review ? el("span", { class: "muted review", text: " under review", title: "Flagged by the integrity check: it leaves the final board unless an admin clears it." }) : null),
-    el("td", { text: entry.won ? "Won" : "Not won" }),
+    // A phone shows the short form (site.css), so that every column fits its width.
+    el("td", { class: "result", "data-short": entry.won ? "✓" : "✗", text: entry.won ? "Won" : "Not won" }),
     el("td", { class: "num", text: entry.score_display || "—" }),
     el("td", { class: "num", text: String(entry.moves) }),
     el("td", { class: "num", text: String(entry.undos) }),
     el("td", { class: "num", text: formatClock(entry.elapsed_ms) }),
-    el("td", {}, showReplays ? el("a", { href: `/replay/${entry.game}`, text: "Replay", "aria-label": `Replay of ${entry.user}'s game` }) : null));
+    el("td", {}, showReplays ? el("a", { class: "replay-link", href: `/replay/${entry.game}`, text: "Replay", "aria-label": `Replay of ${entry.user}'s game` }) : null));
 }
 
 async function load(query = `page=${page}`) {
