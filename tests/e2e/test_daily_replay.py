@@ -7,7 +7,14 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import pile_cards, screenshot, sign_up, start_casual, wait_until
+from tests.e2e.conftest import (
+    PHONE,
+    pile_cards,
+    screenshot,
+    sign_up,
+    start_casual,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -23,6 +30,8 @@ def test_daily_attempt_resign_leaderboard_and_no_second_attempt(page: Any) -> No
     page.wait_for_selector('[data-mode="D1N"] [data-start]')
     page.click('[data-mode="D1N"] [data-start]')
     page.wait_for_selector("dialog[open] >> text=one attempt")  # the warning comes first
+    # The server's clock starts with the attempt (games.clock, started_at), and so says the text.
+    assert "clock starts as soon as you start it" in page.inner_text("dialog[open]")
     page.click("dialog[open] [data-confirm]")
     page.wait_for_url(re.compile(r"/play/\d+$"))
     page.wait_for_selector(".board .card.up")
@@ -142,6 +151,41 @@ def test_replay_steps_match_the_engine(page: Any) -> None:
     wait_until(page, "location.hash === '#m=9'")
     assert rendered(page) == expected(notations[:9])
     screenshot(page, "replay")
+
+
+def test_replay_steps_scroll_only_the_move_list_and_keys_work_after_a_click(page: Any) -> None:
+    sign_up(page)
+    game_id = start_casual(page, CODE)
+    actions = [
+        {"action": "tap", "from": "t1"},
+        {"action": "move", "from": "t5", "to": "t4"},
+        {"action": "tap", "from": "t7"},
+        {"action": "double_tap", "from": "t6", "card": "3S"},  # onto 4D
+        *[{"action": "draw"} for _ in range(24)],
+        {"action": "resign"},
+    ]
+    page.evaluate("async list => { for (const a of list) await klondike.act(a); }", actions)
+    page.set_viewport_size(PHONE)  # the move list lies below the board
+    page.goto(f"/replay/{game_id}")
+    page.wait_for_selector(".move-list li")
+    labels = page.eval_on_selector_all(
+        ".move-list li .move span:first-child", "n => n.map(x => x.textContent)"
+    )
+    assert labels[:5] == [
+        "A♦ → foundation",
+        "9♦ → column 4",
+        "A♥ → foundation",
+        "3♠ → column 7",
+        "Draw",
+    ]
+    assert page.evaluate("window.scrollY") == 0
+    page.click("[data-forward]")
+    wait_until(page, "location.hash === '#m=1'")
+    for k in range(2, 28):  # the arrows keep stepping after a button's click
+        page.keyboard.press("ArrowRight")
+        wait_until(page, f"location.hash === '#m={k}'")
+    assert page.evaluate("window.scrollY") == 0  # only the move list scrolled
+    assert page.evaluate("document.querySelector('.move-list').scrollTop") > 0
 
 
 def test_the_profile_writes_a_vegas_best_score_in_dollars(page: Any) -> None:

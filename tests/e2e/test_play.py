@@ -95,13 +95,13 @@ def test_an_illegal_drop_returns_the_card_and_shows_the_reason(page: Any) -> Non
     sign_up(page)
     game_id = start_casual(page, CODE)
     drag(page, "JC", '[data-card="KD"]')  # a black jack needs a red queen
-    page.wait_for_selector("[data-notice]:not([hidden])")
-    assert "JC does not fit on KD" in page.inner_text("[data-notice]")
+    page.wait_for_selector("[data-toast]:not([hidden])")
+    assert page.inner_text("[data-toast]") == "J♣ can't go on K♦."
     assert pile_cards(page, "t2") == [None, "JC"]
     assert pile_cards(page, "t3") == [None, None, "KD"]
     assert status(page)["moves"] == "0"
     # The card is back in its place on screen, not just in the DOM.
-    page.wait_for_timeout(300)
+    wait_until(page, "!document.querySelector('.board .card.moving')")
     jc = page.locator('[data-card="JC"]').bounding_box()
     column = page.locator('[data-pile="t2"]').bounding_box()
     assert abs(jc["x"] - column["x"]) < 2

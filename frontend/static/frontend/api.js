@@ -6,15 +6,22 @@ function csrfToken() {
 }
 
 /** Calls the API; resolves with the JSON body, rejects with an Error carrying the server's
- *  `error.message`, plus `status` and `code` so callers can react to 409 and friends. */
+ *  `error.message`, plus `status` and `code` so callers can react to 409 and friends (`code`
+ *  "network", `status` 0, when no answer came). */
 export async function api(method, path, body) {
-  if (method !== "GET" && !csrfToken()) await fetch("/api/v1/auth/csrf", { credentials: "same-origin" });
-  const response = await fetch(path, {
-    method,
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken(), Accept: "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    if (method !== "GET" && !csrfToken()) await fetch("/api/v1/auth/csrf", { credentials: "same-origin" });
+    response = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken(), Accept: "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (_) {
+    // No answer at all (server stopped, connection lost): not the browser's "Failed to fetch".
+    throw Object.assign(new Error("The server can't be reached."), { status: 0, code: "network" });
+  }
   const data = response.status === 204 ? null : await response.json().catch(() => null);
   if (!response.ok) {
     const error = data && data.error;

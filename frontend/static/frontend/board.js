@@ -1,6 +1,7 @@
 // The board: draws a game state (the API's `state` shape), animates the change from the last
 // one, and turns gestures and keys into API actions. It never decides what is legal; the
-// page sends the action and renders whatever the server answers.
+// page sends the action and renders whatever the server answers (or, for a move whose
+// outcome it knows, draws it at once and then the answer: play.js).
 import { el } from "./api.js";
 import { SUITS, cardElement, cardName, pileName, rankValue, suitOf } from "./cards.js";
 import { fitColumns, measureBoard } from "./fit.js";
@@ -8,13 +9,18 @@ import { fitColumns, measureBoard } from "./fit.js";
 const COLUMNS = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"];
 const DOUBLE_TAP_MS = 300;
 const DRAG_THRESHOLD_PX = 6;
+const HOME_STEP_MS = 70; // between two cards of an automatic finish
+const SHAKE = [0, -7, 6, -4, 2, 0].map((x) => ({ transform: `translateX(${x}px)` }));
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+// Smart tap (a setting, site.js): one tap plays a card wherever it goes best.
+const smartTap = () => document.documentElement.classList.contains("s-smartTap");
 
 export class Board {
   /**
    * @param {HTMLElement} root where the board goes
    * @param {object} options `interactive`; `onAction(body)` sends an action (returns a
-   *   promise); `announce(text)` speaks in the live region; `message(text)` shows a notice.
+   *   promise); `message(text)` shows a passing tip; `status(text)` shows where the keyboard
+   *   cursor is (and speaks it).
    */
   constructor(root, options = {}) {
     this.options = options;
@@ -76,6 +82,14 @@ export class Board {
     this.showCursor();
     this.animateFrom(before);
     this.keepPress();
+  }
+
+  /** Draws `state` unless the board shows it already: a move drawn ahead of its answer and
+   *  confirmed by it is left as it is (no redraw under a finger, no second frame). */
+  update(state, { draw = this.draw, canRecycle = this.canRecycle } = {}) {
+    const same = this.state && draw === this.draw && canRecycle === this.canRecycle
+      && ["stock", "waste", "foundations", "tableau"].every((k) => JSON.stringify(state[k]) === JSON.stringify(this.state[k]));
+    if (!same) this.render(state, { draw, canRecycle });
   }
 
   /** An answer drawn while a finger or button is down: a drag ends (its cards were
@@ -155,8 +169,9 @@ export class Board {
         const dy = then.top - now.top;
         if (Math.abs(dx) + Math.abs(dy) < 1) return;
         from = `translate(${dx}px, ${dy}px)`;
-      } else if (node.parentElement === this.piles.waste) {
-        from = `translate(${stock.left - now.left}px, ${stock.top - now.top}px)`; // drawn
+      } else if (node.parentElement === this.piles.waste || node.parentElement.classList.contains("found")) {
+        // Drawn, or gone home straight from the stock (an automatic finish).
+        from = `translate(${stock.left - now.left}px, ${stock.top - now.top}px)`;
       } else if (before.has(`${node.parentElement.dataset.pile}:${node.dataset.index}`)) {
         from = "rotateY(90deg)"; // turned up
       } else {
@@ -166,6 +181,37 @@ export class Board {
       node.animate([{ transform: from }, { transform: "none" }], { duration: 160, easing: "cubic-bezier(.2,.7,.3,1)" })
         .finished.then(() => node.classList.remove("moving"), () => {});
     });
+  }
+
+  /** Draws `state` after a refused move: the cards slide back to `pile`, then shake. */
+  refuse(state, pile, count = 1) {
+    this.render(state);
+    if (reducedMotion.matches || !this.piles[pile]) return;
+    const nodes = [...this.piles[pile].querySelectorAll(".card.up")].slice(-count);
+    Promise.all(nodes.flatMap((n) => n.getAnimations().map((a) => a.finished))).then(() => {
+      for (const node of nodes) {
+        if (!node.isConnected) continue;
+        node.classList.add("moving");
+        node.animate(SHAKE, { duration: 320, easing: "ease-in-out" }).finished
+          .then(() => node.classList.remove("moving"), () => {});
+      }
+    }, () => {});
+  }
+
+  /** Draws an automatic finish card by card: each card that `after` has on a foundation and
+   *  the board does not goes home in turn, lowest rank first; then `after` itself. */
+  async playHome(after, options) {
+    const have = new Set(this.state ? this.state.foundations.flat() : []);
+    const coming = after.foundations.flat().filter((c) => !have.has(c))
+      .sort((a, b) => rankValue(a) - rankValue(b) || SUITS.indexOf(suitOf(a)) - SUITS.indexOf(suitOf(b)));
+    if (reducedMotion.matches || !this.state || coming.length < 2) return this.render(after, options);
+    let s = this.state;
+    for (const card of coming) {
+      s = goneHome(s, card);
+      this.render(s, options);
+      await new Promise((resolve) => setTimeout(resolve, HOME_STEP_MS));
+    }
+    this.render(after, options);
   }
 
   // ---------------------------------------------------------------- hints
@@ -330,6 +376,7 @@ export class Board {
    *  make a double tap of it (and, alone, is sent as a tap after all, for the server's
    *  answer). A tap after one that moved a card is a new tap on whatever is there now. */
   tap(pile, index, card) {
+    if (smartTap()) return this.smartTap(pile, index, card);
     const now = performance.now();
     const last = this.lastTap;
     this.lastTap = null;
@@ -367,6 +414,29 @@ export class Board {
     this.lastTap = entry;
   }
 
+  /** Smart tap: a card goes to its foundation if it fits, else the server's quick placement
+   *  (a column, or its foundation); at once, never waiting for a second tap. */
+  smartTap(pile, index, card) {
+    this.dropTap();
+    const arr = this.pileArray(pile);
+    if (this.pending.has(card)) {
+      // The card has gone (its answer is not drawn yet): the pile's next card, which only the
+      // server knows yet.
+      if (pile[0] !== "f") this.send({ action: "double_tap", from: pile });
+      return;
+    }
+    if (pile === "waste" || arr[index] !== card) {
+      index = arr.length - 1;
+      card = arr[index];
+      if (!card) return;
+    }
+    if (index === arr.length - 1 && pile[0] !== "f" && this.fitsFoundation(card)) {
+      this.send({ action: "tap", from: pile }, card);
+      return;
+    }
+    this.send({ action: "double_tap", from: pile, card });
+  }
+
   /** A tap waiting for its second half acts as a single tap now. */
   flushTap() {
     const last = this.lastTap;
@@ -400,6 +470,10 @@ export class Board {
 
   say(text) {
     if (this.options.message) this.options.message(text);
+  }
+
+  status(text) {
+    if (this.options.status) this.options.status(text);
   }
 
   // ---------------------------------------------------------------- keyboard input
@@ -463,7 +537,7 @@ export class Board {
     this.cursor = { pile, index };
     this.clampCursor();
     this.showCursor();
-    this.say(this.describeCursor());
+    this.status(this.describeCursor());
   }
 
   showCursor() {
@@ -498,10 +572,10 @@ export class Board {
     if (!this.picked) {
       const arr = this.pileArray(pile);
       const card = arr[index];
-      if (!card || (pile[0] !== "t" && index !== arr.length - 1)) return this.say("Nothing to pick up here.");
+      if (!card || (pile[0] !== "t" && index !== arr.length - 1)) return this.status("Nothing to pick up here.");
       this.picked = { pile, index };
       this.showCursor();
-      return this.say(`Picked up ${cardName(card)}${arr.length - 1 - index ? " and the cards on it" : ""}. Move to a pile and press Enter.`);
+      return this.status(`Picked up ${cardName(card)}${arr.length - 1 - index ? " and the cards on it" : ""}. Move to a pile and press Enter.`);
     }
     const from = this.picked;
     if (from.pile === pile) return this.cancelPick();
@@ -514,15 +588,30 @@ export class Board {
     if (!this.picked) return;
     this.picked = null;
     this.showCursor();
-    this.say("Put back.");
+    this.status("Put back.");
   }
 
   keyTap(action) {
     const { pile, index } = this.cursor;
     const card = this.pileArray(pile)[index];
-    if (!card || pile === "stock") return this.say("No card here.");
-    if (action === "tap" && index !== this.pileArray(pile).length - 1) return this.say("Only a top card goes to a foundation.");
+    if (!card || pile === "stock") return this.status("No card here.");
+    if (action === "tap" && index !== this.pileArray(pile).length - 1) return this.status("Only a top card goes to a foundation.");
     if (action === "tap") this.send({ action, from: pile }, this.fitsFoundation(card) ? card : null);
     else this.send({ action, from: pile, card });
   }
+}
+
+/** `state` with `card` moved to its foundation from wherever it lies (from the stock when it
+ *  is not in view). */
+function goneHome(state, card) {
+  const next = {
+    stock: state.stock,
+    waste: state.waste.filter((c) => c !== card),
+    foundations: state.foundations.map((f) => [...f]),
+    tableau: state.tableau.map((col) => col.filter((c) => c !== card)),
+  };
+  const seen = next.waste.length !== state.waste.length || next.tableau.some((col, i) => col.length !== state.tableau[i].length);
+  if (!seen) next.stock = Math.max(0, next.stock - 1);
+  next.foundations[SUITS.indexOf(suitOf(card))].push(card);
+  return next;
 }

@@ -5,7 +5,7 @@ export const SUITS = ["S", "H", "D", "C"]; // the fixed foundation order f1..f4 
 const SUIT_GLYPH = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SUIT_WORD = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 const RANK_WORD = { A: "ace", J: "jack", Q: "queen", K: "king" };
-const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 
 export const rankOf = (card) => card.slice(0, -1);
 export const suitOf = (card) => card.slice(-1);

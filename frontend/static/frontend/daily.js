@@ -48,7 +48,7 @@ function challengeTile(day, challenge, me) {
 async function start(day, challenge) {
   const ok = await confirmDialog(
     "Start your ranked attempt?",
-    `You get one attempt at today's ${modeName(challenge.mode)} deal. It counts from the first move, ` +
+    `You get one attempt at today's ${modeName(challenge.mode)} deal. Its clock starts as soon as you start it, ` +
       "there are no hints, and leaving it does not reset it: resigning or the end of the day ends it as it stands.",
     "Start my attempt",
   );

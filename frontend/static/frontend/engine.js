@@ -1,5 +1,7 @@
 // Just enough Klondike to rebuild a replay: the log holds only resolved, legal actions
-// (rules were checked by the server), so applying one is bookkeeping, not refereeing.
+// (rules were checked by the server), so applying one is bookkeeping, not refereeing. And
+// just enough to draw a move before its answer comes (`predict`); the server still judges it.
+import { SUITS, isRed, rankValue, suitOf } from "./cards.js";
 
 /** The starting position from a replay's `deal`: every card known, the last of each column
  *  face up, the stock in draw order. */
@@ -100,4 +102,52 @@ function reveal(pos, cards) {
   const queue = [...cards];
   pos.waste.forEach((card, i) => { if (card === null) pos.waste[i] = queue.shift(); });
   for (const col of pos.tableau) for (const slot of col) if (slot.up && slot.card === null) slot.card = queue.shift();
+}
+
+/** Whether `card` may lie on `onto` in a column (`onto` undefined: an empty column). */
+function fitsColumn(card, onto) {
+  if (!onto) return rankValue(card) === 13;
+  return isRed(card) !== isRed(onto) && rankValue(onto) === rankValue(card) + 1;
+}
+
+/** The public state after `body` (an action as the page sends it), when the page knows it
+ *  without the server: a move between face-up cards or to a foundation that turns no card
+ *  up, or a recycle. Null for anything else: a draw or a flip reveals what only the server
+ *  knows, and a move the rules refuse is left for the server to refuse. `rules` is the
+ *  game's, with `canRecycle`. The input state is left as it was. */
+export function predict(state, body, rules) {
+  if (body.action === "recycle") {
+    return !state.stock && state.waste.length && rules.canRecycle ? { ...state, stock: state.waste.length, waste: [] } : null;
+  }
+  if ((body.action !== "move" && body.action !== "tap") || !body.from || body.from === "stock") return null;
+  const next = {
+    stock: state.stock,
+    waste: [...state.waste],
+    foundations: state.foundations.map((f) => [...f]),
+    tableau: state.tableau.map((col) => [...col]),
+  };
+  const from = pileIn(next, body.from);
+  const count = body.action === "move" ? body.count || 1 : 1;
+  if (!from || from.length < count || (body.from[0] === "f" && !rules.foundation_return)) return null;
+  const moved = from.splice(from.length - count);
+  if (moved[0] === null || (body.from[0] === "t" && from.length && from[from.length - 1] === null)) return null;
+  let to = body.action === "tap" ? "f" : body.to;
+  if (to === "f") to = `f${SUITS.indexOf(suitOf(moved[0])) + 1}`;
+  const dest = pileIn(next, to);
+  if (!dest || to === body.from) return null;
+  if (to[0] === "f") {
+    if (count !== 1 || body.from[0] === "f" || to !== `f${SUITS.indexOf(suitOf(moved[0])) + 1}`) return null;
+    if (dest.length !== rankValue(moved[0]) - 1) return null;
+  } else if (!fitsColumn(moved[0], dest[dest.length - 1])) {
+    return null;
+  }
+  dest.push(...moved);
+  return next;
+}
+
+function pileIn(state, name) {
+  if (name === "waste") return state.waste;
+  if (/^f[1-4]$/.test(name)) return state.foundations[name[1] - 1];
+  if (/^t[1-7]$/.test(name)) return state.tableau[name[1] - 1];
+  return null;
 }

@@ -1,23 +1,36 @@
 // The play page: one game at /play/<id>, or the new-game dialog at /play.
 // The server is the referee: every action is POSTed with the last answer's `seq`, and the
-// board shows what the server answers (the board animates the difference).
+// board shows what the server answers (the board animates the difference). A move whose
+// outcome the page knows (engine.js `predict`: it reveals no card) is drawn at once, then
+// replaced by the answer: the same picture when the server agrees, the old one when it refuses.
 import { api, currentUser, el, formatClock, modeName, requireSignIn } from "./api.js";
 import { Board } from "./board.js";
 import { cardName, describeChange, pileName } from "./cards.js";
+import { predict } from "./engine.js";
+import { errorText } from "./messages.js";
 import { confirmDialog } from "./site.js";
 
 const root = document.querySelector("[data-play]");
 const $ = (selector) => root.querySelector(selector);
 const live = $("[data-live]");
-const noticeBox = $("[data-notice]");
+const toastBox = $("[data-toast]");
+const statusLine = $("[data-board-status]");
 const newGameDialog = document.getElementById("new-game-dialog");
 const winDialog = document.getElementById("win-dialog");
+const TOAST_MS = 4000;
+const WAITING_AFTER_MS = 120; // a quicker answer shows no pending state
+const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
 let game = null;
 let receivedAt = 0; // performance.now() when `game` arrived: the clock ticks on from there
+let offlineSince = null; // performance.now() when the server stopped answering: the clock stops
 let queue = Promise.resolve(); // actions go one at a time, each with the previous answer's seq
+let ahead = []; // actions drawn before their answer, oldest first
+let inFlight = 0;
+let waitingTimer = null;
+let toastTimer = null;
 
-const board = new Board($("[data-board]"), { interactive: true, onAction: act, announce, message: notice });
+const board = new Board($("[data-board]"), { interactive: true, onAction: act, message: toast, status: boardStatus });
 
 function announce(text) {
   // Re-setting the same text is not re-read by screen readers; a blank first makes it so.
@@ -25,56 +38,114 @@ function announce(text) {
   requestAnimationFrame(() => (live.textContent = text));
 }
 
-function notice(text) {
-  noticeBox.textContent = text;
-  noticeBox.hidden = !text;
+/** A message over the page, never in its flow (nothing moves); `action` is a button
+ *  `{label, run}`, and keeps the message until it is clicked or replaced. */
+function toast(text, action = null) {
+  clearTimeout(toastTimer);
+  toastBox.replaceChildren(el("span", { text }));
+  if (action) {
+    toastBox.append(el("button", { class: "button small", type: "button", text: action.label, "data-toast-action": "",
+      onclick: () => { toast(""); action.run(); } }));
+  }
+  toastBox.hidden = !text;
+  if (!text) return;
+  announce(text);
+  if (!action) toastTimer = setTimeout(() => (toastBox.hidden = true), TOAST_MS);
+}
+
+/** Where the keyboard cursor is, and hints: a line of its own over the page's foot. */
+function boardStatus(text) {
+  statusLine.textContent = text;
+  statusLine.hidden = !text;
   if (text) announce(text);
 }
 
 const isPlaying = () => game && game.status === "playing";
 const canRecycle = (g) => g.rules.passes === null || g.passes_used < g.rules.passes - 1;
 
+const rulesOf = (g) => ({ ...g.rules, canRecycle: canRecycle(g) });
+
 /** Queues an action; resolves once its answer is drawn. Exposed for automation as
  *  `klondike.act({action: "draw"})`. */
 function act(body) {
+  // Drawn now if the page knows the outcome, on top of the moves still waiting for theirs.
+  const drawn = isPlaying() && board.state && offlineSince === null && predict(board.state, body, rulesOf(game));
+  if (drawn) {
+    ahead.push(body);
+    board.render(drawn);
+  }
   const run = queue.then(() => send(body));
   queue = run.catch(() => {});
   return run;
 }
 
+/** `state` with the moves drawn ahead of their answer on top. */
+function withAhead(state) {
+  return ahead.reduce((s, body) => predict(s, body, rulesOf(game)) || s, state);
+}
+
+/** The pending state: after a moment without an answer, the board says it is waiting. */
+function waiting(on) {
+  inFlight += on ? 1 : -1;
+  clearTimeout(waitingTimer);
+  if (inFlight) waitingTimer = setTimeout(() => board.element.classList.add("waiting"), WAITING_AFTER_MS);
+  else board.element.classList.remove("waiting");
+  board.element.setAttribute("aria-busy", String(inFlight > 0));
+}
+
 async function send(body) {
-  if (!isPlaying()) return;
+  const i = ahead.indexOf(body);
+  if (!isPlaying()) {
+    if (i >= 0) ahead.splice(i, 1);
+    return;
+  }
+  waiting(true);
   try {
     const next = await api("POST", `/api/v1/games/${game.id}/actions`, { ...body, seq: game.seq });
-    notice("");
-    show(next, body);
+    if (i >= 0) ahead.splice(ahead.indexOf(body), 1);
+    await show(next, body);
   } catch (error) {
-    if (error.status === 409 && error.code === "seq_mismatch") {
-      notice("This game moved on elsewhere (another tab?): it has been reloaded.");
-      await load(game.id);
-      return;
-    }
-    // Refused: the cards slide back to where they were, and the reason is shown.
-    board.render(game.state);
-    notice(error.message);
-    if (error.code === "game_over") await load(game.id);
+    if (i >= 0) ahead.splice(ahead.indexOf(body), 1);
+    refused(error, body);
+  } finally {
+    waiting(false);
   }
 }
 
+/** A refused or failed action: the board goes back to the server's state (the cards slide
+ *  back and shake), and a message says why in plain words. */
+function refused(error, body) {
+  board.refuse(withAhead(game.state), body.from, body.count || 1);
+  if (error.code === "network") {
+    offlineSince ??= performance.now();
+    tick();
+    toast(errorText(error), { label: "Retry", run: () => act(body) });
+    return;
+  }
+  toast(errorText(error, { action: body, state: game.state, rules: game.rules }));
+  if (error.code === "seq_mismatch" || error.code === "game_over") load(game.id);
+}
+
 /** Draws a game answer; with `body`, the action that led to it, for the announcement. */
-function show(next, body) {
+async function show(next, body) {
   const before = game;
   game = next;
   receivedAt = performance.now();
-  board.render(next.state, { draw: next.rules.draw, canRecycle: canRecycle(next) });
+  offlineSince = null;
+  const options = { draw: next.rules.draw, canRecycle: canRecycle(next) };
   updateStatus();
   updateHead();
+  if (body) boardStatus(""); // a hint or the cursor's words are about the last position
   if (body && before) {
     const change = describeChange(before.state, next.state);
     if (body.action === "undo") announce(`Undone${change ? `: ${change}` : ""}. Score ${next.score_display || "not kept"}.`);
     else if (body.action === "resign") announce("You resigned. The game is over.");
     else announce(change + (next.score !== before.score && next.score_display ? `. Score ${next.score_display}` : ""));
   }
+  // Automatic moves (preset R) came with the answer: the cards go home one by one.
+  const automatic = before && body && body.action !== "undo" && next.seq - before.seq > 1;
+  if (automatic) await board.playHome(withAhead(next.state), options);
+  else board.update(withAhead(next.state), options);
   if (next.status === "won" && before && before.status === "playing") showWin();
   else if (next.status !== "playing") showOver();
 }
@@ -96,7 +167,8 @@ function updateStatus() {
 
 function tick() {
   if (!game) return;
-  $("[data-clock]").textContent = formatClock(game.elapsed_ms + (isPlaying() ? performance.now() - receivedAt : 0));
+  const now = offlineSince ?? performance.now();
+  $("[data-clock]").textContent = formatClock(game.elapsed_ms + (isPlaying() ? now - receivedAt : 0));
 }
 
 function updateHead() {
@@ -120,20 +192,61 @@ function showOver() {
 function showWin() {
   const rows = [["Moves", game.moves], ["Time", formatClock(game.elapsed_ms)]];
   if (game.rules.scoring !== "none") rows.unshift(["Score", game.score_display]);
+  if (game.kind === "daily") rows.push(["Rank", "…"], ["Par", "…"], ["Streak", "…"]);
   $("[data-banner]").hidden = true;
   winDialog.querySelector("[data-win-result]").replaceChildren(
     ...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v), "data-win": k.toLowerCase() })]),
   );
-  winDialog.querySelector("[data-win-links]").replaceChildren(
+  const links = [
     el("a", { class: "button ghost", href: `/replay/${game.id}`, text: "Replay" }),
     game.kind === "daily"
-      ? el("a", { class: "button ghost", href: `/leaderboards?mode=D${game.rules.draw}${game.rules.preset}`, text: "Leaderboard" })
-      : null,
+      && el("a", { class: "button ghost", href: `/leaderboards?mode=D${game.rules.draw}${game.rules.preset}`, text: "Leaderboard" }),
     el("button", { class: "button", value: "new", text: "New game" }),
-  );
+  ];
+  // replaceChildren writes a null as the text "null": only elements go in.
+  winDialog.querySelector("[data-win-links]").replaceChildren(...links.filter(Boolean));
   winDialog.addEventListener("close", () => winDialog.returnValue === "new" ? openNewGame() : showOver(), { once: true });
   winDialog.showModal();
+  celebrate();
   announce(`You won! ${game.rules.scoring === "none" ? "" : `Score ${game.score_display}, `}${game.moves} moves.`);
+  if (game.kind === "daily") dailyResult(game);
+}
+
+/** Confetti over the win dialog; none when the player asked for less motion. */
+function celebrate() {
+  if (reducedMotion.matches) return;
+  const colours = ["#ffd23f", "#ff5d73", "#4fe3ff", "#7cf29c", "#b28dff", "#fff"];
+  const layer = el("div", { class: "confetti", "aria-hidden": "true" });
+  const pieces = Array.from({ length: 70 }, (_, i) => {
+    const piece = el("i");
+    piece.style.left = `${Math.random() * 100}%`;
+    piece.style.background = colours[i % colours.length];
+    return piece;
+  });
+  layer.append(...pieces);
+  winDialog.append(layer);
+  const falls = pieces.map((piece) => piece.animate([
+    { transform: `translate(0, -10vh) rotate(0deg)` },
+    { transform: `translate(${(Math.random() - 0.5) * 30}vw, 110vh) rotate(${Math.random() * 1440 - 720}deg)` },
+  ], { duration: 1800 + Math.random() * 1600, delay: Math.random() * 700, easing: "cubic-bezier(.3,.1,.6,1)", fill: "backwards" }).finished);
+  Promise.all(falls).then(() => layer.remove(), () => layer.remove());
+}
+
+/** A daily win's rank, the deal's par and the updated streak, in the win dialog. */
+async function dailyResult(won) {
+  const mode = `D${won.rules.draw}${won.rules.preset}`;
+  const day = new Date(won.started_at).toISOString().slice(0, 10); // a ranked attempt starts on its day
+  const [daily, board, me] = await Promise.all([
+    api("GET", `/api/v1/daily/${day}`),
+    api("GET", `/api/v1/leaderboards/daily/${day}/${mode}?around=me`),
+    api("GET", "/api/v1/me"),
+  ].map((p) => p.catch(() => null)));
+  const put = (key, text) => (winDialog.querySelector(`[data-win="${key}"]`).textContent = text);
+  const challenge = daily && daily.challenges.find((c) => c.mode === mode);
+  put("par", challenge ? `${challenge.par} moves` : "–");
+  put("rank", board && board.me ? `${board.me.rank} of ${board.me.count}` : "on the board in a moment");
+  const streak = me && me.stats.streaks[mode];
+  put("streak", streak ? `${streak.current} day${streak.current === 1 ? "" : "s"}` : "–");
 }
 
 async function load(id) {
@@ -141,7 +254,7 @@ async function load(id) {
     show(await api("GET", `/api/v1/games/${id}`));
   } catch (error) {
     if (error.status === 401) return requireSignIn();
-    notice(error.status === 404 ? "No such game (or it is not yours)." : error.message);
+    toast(errorText(error), error.code === "network" ? { label: "Retry", run: () => load(id) } : null);
   }
 }
 
@@ -150,6 +263,7 @@ async function load(id) {
 async function openNewGame() {
   const form = newGameDialog.querySelector("form");
   form.querySelector("[data-error]").hidden = true;
+  $("[data-deal-label]").textContent ||= "New game";
   newGameDialog.showModal();
   // Unfinished games are worth offering: an abandoned game is never lost.
   try {
@@ -163,8 +277,9 @@ async function openNewGame() {
   }
 }
 
+// Cancel is a plain button, so Enter in the deal-code field submits the form: it deals.
+newGameDialog.querySelector("[data-cancel]").addEventListener("click", () => newGameDialog.close());
 newGameDialog.querySelector("form").addEventListener("submit", async (event) => {
-  if (event.submitter && event.submitter.value !== "start") return;
   event.preventDefault();
   const form = event.target;
   const data = new FormData(form);
@@ -178,13 +293,13 @@ newGameDialog.querySelector("form").addEventListener("submit", async (event) => 
     game = null;
     winDialog.open && winDialog.close();
     $("[data-banner]").hidden = true;
-    notice("");
+    toast("");
     show(created);
     announce(`New game: ${modeName(created.rules)}. ${created.code || ""}`);
     board.element.focus({ preventScroll: true });
   } catch (error) {
     if (error.status === 401) return requireSignIn();
-    errorBox.textContent = error.message;
+    errorBox.textContent = error.code === "network" ? errorText(error) : error.message;
     errorBox.hidden = false;
   }
 });
@@ -197,16 +312,16 @@ async function hint() {
     const answer = await api("GET", `/api/v1/games/${game.id}/hint`);
     const move = answer.move;
     board.highlight(move);
-    if (!move) notice("No productive move left.");
+    if (!move) boardStatus("No productive move left.");
     else if (move.action === "move") {
       const from = board.pileArray(move.from);
       const count = move.count || 1;
       const card = from[from.length - count];
-      announce(`Hint: ${cardName(card)}${count > 1 ? ` and the cards on it` : ""} to ${move.to === "f" ? "its foundation" : pileName(move.to)}`);
-    } else announce(move.action === "draw" ? "Hint: draw from the stock" : "Hint: turn the waste over");
+      boardStatus(`Hint: ${cardName(card)}${count > 1 ? ` and the cards on it` : ""} to ${move.to === "f" ? "its foundation" : pileName(move.to)}`);
+    } else boardStatus(move.action === "draw" ? "Hint: draw from the stock" : "Hint: turn the waste over");
     return move;
   } catch (error) {
-    notice(error.message);
+    toast(errorText(error));
     return null;
   }
 }

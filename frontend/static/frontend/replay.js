@@ -4,6 +4,7 @@ import { api, el, formatClock, modeName } from "./api.js";
 import { Board } from "./board.js";
 import { describeChange } from "./cards.js";
 import { positions, publicState } from "./engine.js";
+import { actionLabel } from "./messages.js";
 
 const root = document.querySelector("[data-replay]");
 const $ = (selector) => root.querySelector(selector);
@@ -43,7 +44,7 @@ function go(k, { speak = true } = {}) {
   const item = $(`.move-list li:nth-child(${k})`);
   if (item) {
     item.classList.add("current");
-    item.scrollIntoView({ block: "nearest" });
+    keepInView(item);
   }
   drawMarker();
   history.replaceState(null, "", k ? `#m=${k}` : location.pathname);
@@ -52,6 +53,16 @@ function go(k, { speak = true } = {}) {
     live.textContent = entry ? `Step ${k}: ${entry.notation}. ${change}` : "The deal, before the first move.";
   }
   if (k === states.length - 1) pause();
+}
+
+/** Scrolls the move list, and only it, so that `item` shows (scrollIntoView would scroll
+ *  the whole page to it as well). */
+function keepInView(item) {
+  const list = item.parentElement;
+  const shown = list.getBoundingClientRect();
+  const at = item.getBoundingClientRect();
+  if (at.top < shown.top) list.scrollTop -= shown.top - at.top;
+  else if (at.bottom > shown.bottom) list.scrollTop += at.bottom - shown.bottom;
 }
 
 /** "1 move", "2 moves". */
@@ -121,7 +132,7 @@ function drawMarker() {
 function fillMoves() {
   $("[data-moves]").replaceChildren(...replay.actions.map((a, i) =>
     el("li", {}, el("button", { type: "button", class: "move", "data-step": String(i + 1), onclick: () => go(i + 1) },
-      el("span", { text: a.notation }), a.score_after === null ? null : el("span", { class: "muted", text: scoreText(a.score_after) })))));
+      el("span", { text: actionLabel(a.action, states[i]), title: a.notation }), a.score_after === null ? null : el("span", { class: "muted", text: scoreText(a.score_after) })))));
   $("[data-text]").href = `/api/v1/games/${replay.id}/replay.txt`;
 }
 
@@ -162,10 +173,12 @@ $("[data-share]").addEventListener("click", async () => {
 });
 window.addEventListener("hashchange", () => go(stepFromHash()));
 document.addEventListener("keydown", (e) => {
-  if (!replay || e.target.closest("input, select, textarea, button, dialog")) return;
+  // Arrows step wherever the focus is (a button just clicked, too), except in a field that
+  // uses them itself; Space stays a focused button's own click.
+  if (!replay || e.target.closest("input, select, textarea, dialog")) return;
   if (e.key === "ArrowLeft") go(step - 1);
   else if (e.key === "ArrowRight") go(step + 1);
-  else if (e.key === " ") timer ? pause() : play();
+  else if (e.key === " " && !e.target.closest("button")) timer ? pause() : play();
   else return;
   e.preventDefault();
 });

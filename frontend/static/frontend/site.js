@@ -3,7 +3,7 @@
 import { api, currentUser, el } from "./api.js";
 
 const SETTINGS_KEY = "klondike.settings";
-export const SETTINGS = { fourColour: "Four-colour deck", leftHanded: "Left-handed layout", large: "Larger cards" };
+export const SETTINGS = { fourColour: "Four-colour deck", leftHanded: "Left-handed layout", large: "Larger cards", smartTap: "Smart tap" };
 
 export function loadSettings() {
   try {
