@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
@@ -27,7 +28,7 @@ signup = _page("auth.html", mode="signup")
 password_reset = _page("password_reset.html", mode="request")
 password_reset_confirm = _page("password_reset.html", mode="confirm")
 play = _page("play.html", "play")
-daily = _page("daily.html", "daily")
+daily = _page("daily.html", "daily", modes=settings.DAILY_MODES)
 leaderboards = _page("leaderboards.html", "leaderboards")
 replay = _page("replay.html")
 profile = _page("profile.html", "profile")

@@ -30,6 +30,8 @@ CHROMIUM_ARGS = [
 ARTIFACTS = Path(__file__).parent / "artifacts"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
+LANDSCAPE_PHONE = {"width": 844, "height": 390}
+SCREENS = [PHONE, LANDSCAPE_PHONE, DESKTOP]  # the sizes every page is shot at
 PASSWORD = "correct-horse-battery"
 
 _names = itertools.count()
@@ -135,12 +137,21 @@ def status(page: Any) -> dict[str, str]:
     return {key: page.inner_text(f"[data-{key}]").strip() for key in ("score", "moves", "passes")}
 
 
+def settle(page: Any) -> None:
+    """Waits until the page has laid itself out for its present size: two frames (resize
+    observers run before the first), and no card in flight."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    wait_until(page, "!document.querySelector('.board .card.moving')")
+
+
 def screenshot(page: Any, name: str) -> None:
-    """Saves the page at phone and desktop size (artifacts, git-ignored); restores the size."""
+    """Saves the page at each of `SCREENS` (artifacts, git-ignored; CI keeps them); restores
+    the size."""
     ARTIFACTS.mkdir(exist_ok=True)
     size = page.viewport_size
-    for label, viewport in (("390x844", PHONE), ("1280x800", DESKTOP)):
+    for viewport in SCREENS:
         page.set_viewport_size(viewport)
-        page.wait_for_timeout(250)  # let the board re-fan its columns and animations end
+        settle(page)
+        label = f"{viewport['width']}x{viewport['height']}"
         page.screenshot(path=str(ARTIFACTS / f"{name}-{label}.png"), full_page=True)
     page.set_viewport_size(size)

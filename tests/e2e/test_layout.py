@@ -11,10 +11,11 @@ from tests.e2e.conftest import (
     ARTIFACTS,
     DESKTOP,
     PHONE,
+    SCREENS,
     pile_cards,
+    settle,
     sign_up,
     start_casual,
-    wait_until,
 )
 
 pytestmark = pytest.mark.e2e
@@ -77,7 +78,6 @@ LONG_RUN = (
     "t2-t6x2 t1-t3x3 f4-t3 t6-t2x2 t3-f4 f1-t3 t2-t6x2 waste-f2 t6-f3 waste-t1 draw draw "
     "t4-t1x3 t4-t7 t3-t7x10"
 )
-SCREENS = [DESKTOP, {"width": 844, "height": 390}, PHONE]
 
 
 def play_notation(page: Any, text: str) -> None:
@@ -95,13 +95,6 @@ def set_large_cards(page: Any, on: bool) -> None:
     page.set_checked('#settings-dialog input[name="large"]', on)
     page.click('#settings-dialog button[value="close"]')
     page.wait_for_selector("#settings-dialog", state="hidden")
-
-
-def settle(page: Any) -> None:
-    """Waits until the board has laid itself out for the present size: two frames (the resize
-    observer runs before the first), and no card in flight."""
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    wait_until(page, "!document.querySelector('.board .card.moving')")
 
 
 COLUMN_FIT = """() => {

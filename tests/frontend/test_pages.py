@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytestmark = pytest.mark.django_db
@@ -113,3 +115,26 @@ def test_the_deploy_checks_are_clean_with_production_settings():
         cwd=root, env=env, capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/signin", "/signup", "/play", "/daily", "/leaderboards", "/replay/1", "/u/x"]
+)
+def test_every_page_has_a_meta_description(client, path):
+    html = client.get(path).content.decode()
+    match = re.search(r'<meta name="description" content="([^"]+)">', html)
+    assert match and len(match.group(1)) > 50, path
+
+
+def test_the_page_tells_its_scripts_whether_the_visitor_is_signed_in(client, django_user_model):
+    """A signed-out page does not ask /api/v1/me (a 401 in the console); api.js reads this."""
+    assert 'data-signed-in="0"' in client.get("/daily").content.decode()
+    client.force_login(django_user_model.objects.create_user("flag", password="x" * 12))
+    assert 'data-signed-in="1"' in client.get("/daily").content.decode()
+
+
+def test_the_daily_page_keeps_a_place_for_each_challenge(client, settings):
+    """One placeholder a configured mode, so the challenges arrive without moving the page."""
+    html = client.get("/daily").content.decode()
+    grid = html.split("data-challenges", 1)[1].split("</div>", 1)[0]
+    assert grid.count('<article class="tile"') == len(settings.DAILY_MODES) > 0
