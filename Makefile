@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck bench lock clean
+.PHONY: run test lint typecheck bench messages lock clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...).")'
@@ -43,6 +43,16 @@ typecheck: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/engine.py
+
+# Refresh the catalogs under locale/ from the sources (needs system gettext: a developer's tool,
+# not part of set-up), then compile them in Python; both .po and .mo are committed (docs/i18n.md).
+LANGUAGE_FLAGS := -l en -l hr -l sk -l pl
+MESSAGES_FLAGS := $(LANGUAGE_FLAGS) --no-obsolete --add-location file --ignore 'var/*' --ignore 'tests/*' --ignore 'bench/*'
+messages: $(VENV)/.installed-dev
+	$(PY) manage.py makemessages -d django $(MESSAGES_FLAGS)
+	$(PY) manage.py makemessages -d djangojs $(MESSAGES_FLAGS)
+	$(VENV)/bin/pybabel compile --statistics -d locale -D django
+	$(VENV)/bin/pybabel compile --statistics -d locale -D djangojs
 
 # Re-pin after editing requirements*.in (needs network access to PyPI).
 lock:

@@ -43,6 +43,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -315,7 +316,17 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Internationalisation, static files ----------------------------------------------------
-LANGUAGE_CODE = "en-us"
+# docs/i18n.md. The language is the player's choice (the cookie set by Django's set_language
+# view, /i18n/setlang/), else the browser's Accept-Language, else English (LocaleMiddleware).
+# A language is one line here and one catalog per domain under locale/.
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("hr", "Hrvatski"),
+    ("sk", "Slovenčina"),
+    ("pl", "Polski"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

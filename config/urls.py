@@ -30,6 +30,8 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     re_path(r"^api/", api_not_found),
     path("admin/", admin.site.urls),
+    # set_language (POST language, next): the player's choice, kept in the language cookie.
+    path("i18n/", include("django.conf.urls.i18n")),
     path("", include("frontend.urls")),
 ]
 

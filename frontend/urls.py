@@ -1,6 +1,6 @@
 from django.urls import path
 
-from frontend import views
+from frontend import catalog, views
 
 urlpatterns = [
     path("", views.landing, name="landing"),
@@ -18,4 +18,6 @@ urlpatterns = [
     path("leaderboards", views.leaderboards, name="leaderboards"),
     path("replay/<int:game_id>", views.replay, name="replay"),
     path("u/<str:username>", views.profile, name="profile"),
+    path("rules", views.rules, name="rules"),
+    path("jsi18n/<str:lang>.js", catalog.javascript_catalog, name="javascript-catalog"),
 ]
