@@ -41,7 +41,7 @@ class _Game:
         of a loss; otherwise also with the fast cuts (:func:`_return_useful` for foundation
         returns, and for the foundation cards that may end a talon chain; :func:`_up_useful`),
         which find wins sooner but may cut every winning line. Default: sound for the relaxed
-        game (it only ever proves losses), fast otherwise."""
+        game (it only ever proves losses) and under a pass limit, fast otherwise."""
         rules = state.rules
         self.state = state
         self.relax = relax
@@ -53,6 +53,12 @@ class _Game:
         self.unlimited = mr is None
         # Draw 1 with unlimited passes: every talon card is reachable at any time.
         self.talon_is_set = self.unlimited and self.draw == 1
+        if sound is None and not (self.unlimited and (self.returns or self.talon_is_set)):
+            # The fast cuts are about foundation returns and a talon that is a set: without
+            # either they cut nothing more than the sound ones. Under a pass limit they win
+            # no deal sooner (deals 0-59, D1V and D3V at 2 s) but make a proof of a loss
+            # exhaust the space twice (see schedule._schedule).
+            self.sound = True
         raw = state.raw()
         cols = tuple(
             bytes((_DOWN0 + d,)) + bytes(col) for col, d in zip(raw.tableau, raw.down, strict=True)
@@ -91,6 +97,13 @@ class _Game:
         # Every card face up: with the talon gone (or all of it always reachable) the smallest
         # card still needed is always on top of a column or in the talon, so it finishes.
         return not talon or self.talon_is_set
+
+    def _pile(self, p: _Pos) -> bytes:
+        """The waste in the last pass (bottom first; empty before it): a stack whose cards
+        can leave only from the top (see :func:`_stuck`)."""
+        if p[3] < self.recycles or self.talon_is_set:
+            return b""
+        return p[1][: p[2]]
 
     def _reach(self, talon: bytes, pos: int, passes: int) -> list[tuple[int, int]]:
         """(talon index, recycles needed) of every card that can become the waste top."""

@@ -10,12 +10,15 @@ from collections.abc import Sequence
 from .positions import _COL_COL, _DOWN0, _MATE, _OPP, _PARENTS, _TALON, _Cols, _Macro, _Pos
 
 
-def _stays_open(p: _Pos, child: _Pos, m: _Macro, returns: bool) -> bool:
+def _stays_open(
+    p: _Pos, child: _Pos, m: _Macro, returns: bool, pile: bytes = b"", parent_pile: bytes = b""
+) -> bool:
     """Does ``child`` pass :func:`_stuck` because ``p`` does?  True when the card the move
     put onto another card can leave it at once in the child: its other parent serves
     whatever the rest does (:func:`_serves_now`), or it is the top itself and every lower
     card of its suit is on its foundation, in the talon or on a column top; or when it went
-    into an empty column.
+    into an empty column. ``pile`` and ``parent_pile``: the child's and ``p``'s piles (as for
+    :func:`_stuck`); never true when the move added cards to the pile.
 
     Then every derivation of the fixpoint in ``p`` still holds in ``child``: the card under
     its old place, and the card it now covers, are uncovered from the start; a card from
@@ -30,6 +33,8 @@ def _stays_open(p: _Pos, child: _Pos, m: _Macro, returns: bool) -> bool:
         q, d = m[1], m[2]
     else:
         return False
+    if pile and not parent_pile.startswith(pile):
+        return False  # cards were drawn onto the pile: new constraints
     cols = child[0]
     col = cols[d]
     i = col.find(q, 1)
@@ -38,7 +43,7 @@ def _stays_open(p: _Pos, child: _Pos, m: _Macro, returns: bool) -> bool:
     if i == 1:
         return True  # a king into an empty column
     par = col[i - 1]
-    covered = b"".join([c[1:-1] for c in cols])
+    covered = b"".join([c[1:-1] for c in cols]) + pile[:-1]
     tops = bytes([c[-1] for c in cols if len(c) > 1])
     found = child[4]
     for tw in _PARENTS[q]:
@@ -69,6 +74,7 @@ def _stuck(
     returns: bool,
     hint: Sequence[int] = (),
     order: list[int] | None = None,
+    pile: bytes = b"",
 ) -> bool:
     """Is some column card unable ever to leave the card it lies on?  (Then the position is
     lost: in a win every card leaves its support by a move of its own.)
@@ -83,6 +89,12 @@ def _stuck(
     * a king into an empty column (always assumed possible);
     * a face-down q must be uncovered first, whatever the route.
 
+    ``pile``: the waste in the last pass (bottom first), a stack that cards leave only from
+    the top, one at a time, and that nothing is put onto but cards drawn later: its cards are
+    judged like face-down cards of a column (each must be uncovered first, whatever the
+    route), and one of them becomes a column top only by moving onto a parent that serves
+    (docs/solver.md, "Dead positions").
+
     Everything else is assumed possible (the talon is fully reachable, empty columns appear),
     so the fixpoint over-approximates: whatever a real line of play does, it derives, by
     induction over the moves of that line. A card it cannot derive never leaves: lost.
@@ -92,9 +104,18 @@ def _stuck(
     """
     above = [-1] * 52  # the card lying on a column card (-1: a top, or not in a column)
     sup = [-1] * 52  # the card a column card lies on (-1: the column's bottom card)
-    incol = bytearray(52)
-    flag = bytearray(52)  # 1: a face-up card with a support, 2: a face-down one
+    incol = bytearray(52)  # 1: a column card, 2: a card of the pile
+    flag = bytearray(52)  # 1: a face-up card with a support, 2: a face-down one or the pile's
     pending: list[int] = []
+    y = -1
+    for x in pile:
+        incol[x] = 2
+        flag[x] = 2
+        if y >= 0:
+            sup[x] = y
+            above[y] = x
+        y = x
+    pending.extend(-1 - x for x in reversed(pile))  # top first, as for the columns
     for col in cols:
         n = len(col)
         if n <= 1:
@@ -155,7 +176,7 @@ def _stuck(
                 for par in parents[q]:
                     if par == sq:
                         continue
-                    if incol[par]:
+                    if incol[par] == 1:
                         a = above[par]
                         if a < 0 or free[a]:
                             break
@@ -210,15 +231,18 @@ def _serve(
     """Can ``p`` become a column top (so that a card can go on it)?  ``served`` remembers the
     cards found able to (for good: ``free`` only grows), ``failed`` those found unable in this
     pass."""
-    if incol[p]:
+    if incol[p] == 1:
         a = above[p]
         return a < 0 or bool(free[a])
     if served[p]:
         return True
     if failed[p]:
         return False
-    # In the talon or on a foundation: it must go onto a column first.
-    if not returns and found[p // 13] > p % 13:
+    # In the talon or on a foundation: it must go onto a column first (from the pile, once
+    # uncovered).
+    if (not returns and found[p // 13] > p % 13) or (
+        incol[p] and above[p] >= 0 and not free[above[p]]
+    ):
         ok = False
     elif p % 13 == 12:
         ok = True

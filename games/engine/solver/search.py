@@ -97,7 +97,7 @@ class _Solver(_Game):
         if self._won(p0):
             return autos
         order0: list[int] = []
-        if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0):
+        if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0, self._pile(p0)):
             return None
         seen, by_pos = self._tables(p0, own_table)
         head = autos
@@ -115,6 +115,7 @@ class _Solver(_Game):
         stuck = _stuck
         returns = self.returns
         check = self.stuck_check
+        pile_of = self._pile
         nodes = 0
         while frames:
             p, ms, order, known = frames[-1]
@@ -149,16 +150,17 @@ class _Solver(_Game):
                 self.nodes += 256
                 yield
             if check:
+                pile = pile_of(child)
                 if ms[i][0] == _COL_F:
                     known = False  # not checked (see _stays_open)
-                elif not (known and _stays_open(p, child, ms[i], returns)):
+                elif not (known and _stays_open(p, child, ms[i], returns, pile, pile_of(p))):
                     # The check does not depend on the talon's waste size: its answer for
                     # another size of the same position stands.
                     if prev & _DEAD:
                         continue
                     if not prev & _ALIVE:
                         new_order: list[int] = []
-                        dead = stuck(child[0], child[4], returns, order, new_order)
+                        dead = stuck(child[0], child[4], returns, order, new_order, pile)
                         if by_pos is not None:
                             by_pos[k[:-1]] |= _DEAD if dead else _ALIVE
                         if dead:
@@ -183,7 +185,7 @@ class _Solver(_Game):
         if self._won(p0):
             return autos
         order0: list[int] = []
-        if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0):
+        if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0, self._pile(p0)):
             return None
         seen, by_pos = self._tables(p0, own_table)
         _Link = tuple[Any, list[_Macro]] | None
@@ -201,6 +203,7 @@ class _Solver(_Game):
         stuck = _stuck
         returns = self.returns
         check = self.stuck_check
+        pile_of = self._pile
         nodes = 0
         tick = 0
         talon_weight = 32 if talon_first else 0  # face-down counts stay below 32
@@ -209,7 +212,7 @@ class _Solver(_Game):
             # Checked when taken, not when made: most positions on the heap never are.
             if status == _CHECK:
                 new_order: list[int] = []
-                if stuck(p[0], p[4], returns, order, new_order):
+                if stuck(p[0], p[4], returns, order, new_order, pile_of(p)):
                     continue
                 order = new_order
                 status = _KNOWN
@@ -251,7 +254,8 @@ class _Solver(_Game):
                         _UNCHECKED
                         if not check or m[0] == _COL_F
                         else _KNOWN
-                        if status == _KNOWN and _stays_open(p, child, m, returns)
+                        if status == _KNOWN
+                        and _stays_open(p, child, m, returns, pile_of(child), pile_of(p))
                         else _CHECK,
                         order,
                     ),

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from games.engine import Deal, GameState, Rules
+from games.engine import DRAW, Deal, GameState, Rules
 from games.engine.cards import CARD_NAMES
 from games.engine.solver import (
     Solved,
@@ -89,6 +89,38 @@ def test_king_can_always_wait_for_an_empty_column() -> None:
     # KS lies on AS (same suit, lower): it has no parent, but an empty column can come.
     g = make_position(tableau=[["KS"]], hidden=[["AS"]])
     assert not stuck(g)
+
+
+# In the last pass the waste is a pile that cards leave only from the top. 5H lies under 9C
+# there; 9C needs a red 10 (both in the pile under it, or on 5H) or its foundation (8C is in
+# the pile under it): 9C never leaves, and neither does 5H. With a pass left the waste goes
+# back to the stock, and nothing is stuck.
+PILE = ["8C", "10H", "10D", "5H", "9C"]
+
+
+@pytest.mark.parametrize("draw", [1, 3])
+def test_a_card_buried_in_the_last_pass_pile_is_stuck(draw: int) -> None:
+    last = make_position(waste=PILE, rules=Rules.from_preset(draw, "V"))
+    s = _Solver(last)
+    cols, talon, pos, _passes, found = s.start
+    pile = s._pile(s.start)
+    assert pile == talon[:pos] and len(pile) == len(PILE)
+    assert _stuck(cols, found, True, pile=pile)
+    assert isinstance(solve(last, budget_s=5), Unwinnable)
+    # A pass left (or unlimited passes): the waste is no pile, and the position is open.
+    for rules in (Rules(draw, "N", 2), Rules.from_preset(draw, "N")):
+        g = make_position(waste=PILE, rules=rules)
+        s = _Solver(g)
+        assert s._pile(s.start) == b""
+        assert not stuck(g)
+
+
+def test_the_pile_is_left_from_the_top() -> None:
+    # The same cards the other way up: 8C leaves first (the clubs under it are in the
+    # stock), then the red 10s (onto black jacks from the stock), then 5H and 9C onto them.
+    g = make_position(waste=PILE[::-1], rules=Rules.from_preset(1, "V"))
+    s = _Solver(g)
+    assert not _stuck(s.start[0], s.start[4], True, pile=s._pile(s.start))
 
 
 @pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C", "D1R"])
@@ -266,6 +298,36 @@ def test_endgames_against_brute_force(seed: int, rules: Rules, out: int) -> None
         assert exhaust(_Solver(g, relax=True)) is not None, (seed, rules, out)
 
 
+LIMITED = [r for r in RULES if r.passes is not None] + [Rules.from_preset(3, "V")]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32),
+    rules=st.sampled_from(LIMITED),
+    out=st.integers(6, 12),
+    draws=st.integers(0, 6),
+)
+def test_pass_limited_endgames_against_brute_force(
+    seed: int, rules: Rules, out: int, draws: int
+) -> None:
+    """Pass limits with a longer stock, some of it already drawn: the last pass's pile (the
+    waste, left only from the top) is where the dead-position check cuts, and the verdicts
+    still match the brute-force search."""
+    g = endgame(seed, rules, out, stock_max=7, ncols=3)
+    for _ in range(draws):
+        if DRAW not in g.legal_moves():
+            break
+        g.apply(DRAW)
+    truth = brute_force(g)
+    if truth is None:
+        return
+    v = solve(g, budget_s=3)
+    if not isinstance(v, Unknown):
+        assert isinstance(v, Solved) is truth, (seed, rules, out, draws, v)
+    assert (exhaust(_Solver(g, sound=True)) is not None) is truth, (seed, rules, out, draws)
+
+
 # -- the relaxation ----------------------------------------------------------------------------
 
 
@@ -289,20 +351,21 @@ def test_relaxed_solver_treats_the_talon_as_a_set() -> None:
 # -- checks skipped, tables shared ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C"])
+@pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C", "D1V", "D3V"])
 def test_a_skipped_check_would_have_passed(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whenever the searches skip the dead-position check (_stays_open), the check passes."""
+    """Whenever the searches skip the dead-position check (_stays_open), the check passes
+    (in the last pass, with the waste as a pile)."""
     draw, preset = int(mode[1]), mode[2]
     rules = Rules.from_preset(draw, preset)
     real = solver_search._stays_open
     skipped = 0
 
-    def spy(p: tuple, child: tuple, m: tuple, returns: bool) -> bool:  # type: ignore[type-arg]
+    def spy(p: tuple, child: tuple, m: tuple, returns: bool, pile: bytes, parent: bytes) -> bool:  # type: ignore[type-arg]
         nonlocal skipped
-        ok = real(p, child, m, returns)  # type: ignore[arg-type]
+        ok = real(p, child, m, returns, pile, parent)  # type: ignore[arg-type]
         if ok:
             skipped += 1
-            assert not _stuck(child[0], child[4], rules.foundation_return), m
+            assert not _stuck(child[0], child[4], rules.foundation_return, pile=pile), m
         return ok
 
     monkeypatch.setattr(solver_search, "_stays_open", spy)
@@ -394,20 +457,24 @@ def _searched_positions(mode: str, deals: range, per_deal: int) -> list[tuple]: 
     return out
 
 
-@pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C"])
+@pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C", "D1V"])
 def test_dead_check_does_not_depend_on_the_order_hint(mode: str) -> None:
     """The hint (the parent's derivation order) and the early end of the passes only save
-    work: any order gives the same answer, and so does no hint."""
-    returns = Rules.from_preset(int(mode[1]), mode[2]).foundation_return
+    work: any order gives the same answer, and so does no hint (with the last pass's pile
+    too)."""
+    rules = Rules.from_preset(int(mode[1]), mode[2])
+    returns = rules.foundation_return
+    pile_of = _Solver(GameState.new(Deal.from_number(0), rules))._pile
     dead = 0
     for p, _m, child in _searched_positions(mode, range(8), 400):
+        pile = pile_of(child)
         order: list[int] = []
-        ref = _stuck(child[0], child[4], returns, (), order)
-        assert _stuck(child[0], child[4], returns, order) is ref
-        assert _stuck(child[0], child[4], returns, order[::-1]) is ref
+        ref = _stuck(child[0], child[4], returns, (), order, pile)
+        assert _stuck(child[0], child[4], returns, order, None, pile) is ref
+        assert _stuck(child[0], child[4], returns, order[::-1], None, pile) is ref
         parent_order: list[int] = []
-        _stuck(p[0], p[4], returns, (), parent_order)
-        assert _stuck(child[0], child[4], returns, parent_order[::-1]) is ref
+        _stuck(p[0], p[4], returns, (), parent_order, pile_of(p))
+        assert _stuck(child[0], child[4], returns, parent_order[::-1], None, pile) is ref
         dead += ref
     assert dead > 10
 
