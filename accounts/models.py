@@ -8,7 +8,15 @@ from django.db.models.functions import Lower
 
 
 class User(AbstractUser):
-    """A player. Usernames are unique regardless of case ("Alice" blocks "alice")."""
+    """A player. Usernames are unique regardless of case ("Alice" blocks "alice").
+
+    A guest (`is_guest`) is the account behind a browser session that plays before signing
+    up: an ordinary user row, so its games are ordinary games with move logs, without a
+    password or a name of its own; signing up turns it into a real account in place
+    (`accounts.services.user_register`). Guests play casual games only.
+    """
+
+    is_guest = models.BooleanField(default=False)
 
     class Meta:
         constraints = [

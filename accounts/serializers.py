@@ -10,7 +10,7 @@ from accounts.models import User
 class UserSerializer(serializers.ModelSerializer[User]):
     class Meta:
         model = User
-        fields = ["id", "username", "date_joined"]
+        fields = ["id", "username", "date_joined", "is_guest"]
         read_only_fields = fields
 
 

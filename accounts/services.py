@@ -4,7 +4,9 @@ they hold the rules."""
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from typing import Any
 
 from axes.handlers.proxy import AxesProxyHandler
@@ -16,12 +18,15 @@ from django.contrib.auth.tokens import default_token_generator
 from django.core.cache import cache
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.encoding import force_str
 from django.utils.http import urlsafe_base64_decode
 from knox.models import AuthToken
 from kombu.exceptions import OperationalError
 from rest_framework import status
+from rest_framework.exceptions import AuthenticationFailed
 
 from accounts import lockout, tokens
 from accounts.models import User
@@ -71,13 +76,23 @@ class InvalidResetLinkError(ApplicationError):
 
 
 @transaction.atomic
-def user_register(*, username: str, password: str, email: str = "") -> tuple[User, AuthToken, str]:
+def user_register(
+    *, username: str, password: str, email: str = "", guest: User | None = None
+) -> tuple[User, AuthToken, str]:
     """Create a user and an API token for this device; returns the user, the token and its
     key (known only now: the database keeps its digest).
+
+    With `guest` (the caller's session is a guest's), the guest becomes the account in place:
+    its games, their move logs and its stats stay its own, since nothing but its user row
+    changes (the log is append-only). Its join date becomes now, so that playing as a guest
+    first does not age an account past the integrity check's new-account rule, and its
+    session's token is revoked (the caller starts a session on the new one).
 
     :raises ApplicationError: the name is reserved (RESERVED_USERNAMES, in any letter case), or
         the password fails the validators (code `invalid`).
     :raises UsernameTakenError: the name is taken, in any letter case.
+    :raises AuthenticationFailed: `guest` is no longer an active guest (signed up already in
+        another tab, or purged).
     """
     if username.lower() in RESERVED_USERNAMES:
         raise ApplicationError(
@@ -88,6 +103,11 @@ def user_register(*, username: str, password: str, email: str = "") -> tuple[Use
             "That username is taken.", fields={"username": ["That username is taken."]}
         )
     candidate = User(username=username, email=email)
+    if guest is not None:
+        candidate = _guest_locked(guest)
+        candidate.username, candidate.email = username, email
+        candidate.is_guest = False
+        candidate.date_joined = timezone.now()
     try:
         validate_password(password, user=candidate)
     except DjangoValidationError as exc:
@@ -102,8 +122,61 @@ def user_register(*, username: str, password: str, email: str = "") -> tuple[Use
         raise UsernameTakenError(
             "That username is taken.", fields={"username": ["That username is taken."]}
         ) from None
+    if guest is not None:
+        tokens.token_revoke_all(user=candidate)
     token, key = tokens.token_create(user=candidate)
     return candidate, token, key
+
+
+def _guest_locked(guest: User) -> User:
+    """The guest's row, locked until the transaction ends, if it is still an active guest.
+
+    :raises AuthenticationFailed: it signed up already, or was deactivated or purged.
+    """
+    row = User.objects.select_for_update().filter(pk=guest.pk, is_guest=True, is_active=True)
+    locked = row.first()
+    if locked is None:
+        raise AuthenticationFailed("This guest session has ended: reload the page.")
+    return locked
+
+
+# A guest's name: a character no player's name may hold (`accounts.views.USERNAME_RE`), so it
+# never collides with, or passes for, a real player's.
+GUEST_NAME_PREFIX = "~guest-"
+
+
+@transaction.atomic
+def guest_create() -> tuple[User, AuthToken]:
+    """Create a guest account and the API token its browser session is bound to; returns
+    both. The guest has no usable password (it cannot log in) and the token's key is not
+    kept anywhere: the session is its only way in, and a guest whose token expired or was
+    revoked is gone for good (`guests_purge`)."""
+    guest = User(username=GUEST_NAME_PREFIX + secrets.token_hex(8), is_guest=True)
+    guest.set_unusable_password()
+    guest.save(force_insert=True)
+    token, _ = tokens.token_create(user=guest)
+    return guest, token
+
+
+@transaction.atomic
+def guests_purge(*, now: datetime | None = None) -> tuple[int, int]:
+    """Remove the guests nobody can reach any more: those without a live API token (their
+    session's token expired, unused for TOKEN_TTL_DAYS, or was revoked by a sign-out; a
+    guest has no other way in). A guest that owns nothing is deleted; one that still owns
+    games is deactivated instead, since a game's move log is append-only and is never
+    deleted (the caller deletes their unplayed games first: `accounts.tasks`). Returns
+    (deleted, deactivated). Idempotent.
+    """
+    idle = guests_idle(now=now)
+    _, deleted = idle.filter(games__isnull=True).delete()
+    deactivated = idle.update(is_active=False)
+    return deleted.get(User._meta.label, 0), deactivated
+
+
+def guests_idle(*, now: datetime | None = None) -> QuerySet[User]:
+    """The active guests without a live API token: nobody can sign in as them again."""
+    live = AuthToken.objects.filter(user=OuterRef("pk"), expiry__gt=now or timezone.now())
+    return User.objects.filter(is_guest=True, is_active=True).exclude(Exists(live))
 
 
 def user_login(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from accounts import services, tokens
+from games import services as game_services
 
 
 @shared_task(soft_time_limit=60, time_limit=90)
@@ -22,6 +23,16 @@ def delete_expired_tokens() -> int:
     """Delete every expired API token (`accounts.tokens.tokens_delete_expired`); the beat
     runs it daily. Idempotent."""
     return tokens.tokens_delete_expired()
+
+
+@shared_task(acks_late=True, soft_time_limit=300, time_limit=330)
+def purge_idle_guests() -> tuple[int, int]:
+    """Remove the guests nobody can reach any more (`accounts.services.guests_purge`): their
+    unplayed games first (`games.services.games_unplayed_delete`), then the guests that own
+    nothing, and the others are deactivated. The beat runs it daily. Idempotent; returns
+    (deleted, deactivated)."""
+    game_services.games_unplayed_delete(users=services.guests_idle())
+    return services.guests_purge()
 
 
 def password_reset_queue(email: str, domain: str, use_https: bool) -> None:

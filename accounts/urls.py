@@ -14,6 +14,7 @@ urlpatterns = [
         name="auth-password-reset-confirm",
     ),
     path("auth/csrf", views.CsrfView.as_view(), name="auth-csrf"),
+    path("auth/guest", views.GuestView.as_view(), name="auth-guest"),
     path("me", views.MeView.as_view(), name="me"),
     path("users/<name:username>", views.UserProfileView.as_view(), name="user-profile"),
 ]

@@ -9,10 +9,11 @@ from django.conf import settings
 from django.contrib.auth import login as session_login
 from django.contrib.auth import logout as session_logout
 from django.middleware.csrf import get_token
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from knox.models import AuthToken
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,7 +21,11 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from accounts import selectors, services
-from accounts.authentication import session_bind_token, session_token_digest
+from accounts.authentication import (
+    SessionTokenAuthentication,
+    session_bind_token,
+    session_token_digest,
+)
 from accounts.serializers import StatsSerializer, UserSerializer
 from config.api import ScopedThrottle
 from config.fields import StrictCharField
@@ -65,8 +70,15 @@ AuthOutput = inline_serializer(
 )
 
 
+def _session_guest(request: Request) -> Any:
+    """The guest whose session made the request, if it is a guest's (None otherwise)."""
+    user = request.user
+    return user if user.is_authenticated and getattr(user, "is_guest", False) else None
+
+
 class RegisterView(APIView):
-    authentication_classes: list[Any] = []
+    # The session, if any, only to find a guest to convert; DRF checks its CSRF token.
+    authentication_classes = [SessionTokenAuthentication]
     permission_classes = [AllowAny]
     throttle_classes = [ScopedThrottle]
     throttle_scope = "register"
@@ -88,7 +100,9 @@ class RegisterView(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         wants_session = _wants_session(request)
-        user, token, key = services.user_register(**data.validated_data)
+        user, token, key = services.user_register(
+            **data.validated_data, guest=_session_guest(request)
+        )
         if wants_session:
             _start_session(request, user, token)
         return Response(_auth_result(user, token, key), status=status.HTTP_201_CREATED)
@@ -176,6 +190,41 @@ class PasswordResetConfirmView(APIView):
         data.is_valid(raise_exception=True)
         services.user_password_reset_confirm(**data.validated_data)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class GuestView(APIView):
+    """Starts a guest's session: a browser plays at once, without signing up (docs/api.md,
+    "Guests"). A session only, never a token: a script registers instead."""
+
+    authentication_classes = [SessionTokenAuthentication]
+    permission_classes = [AllowAny]
+    throttle_classes = [BorrowedRateThrottle]
+    throttle_scope = "guest"
+    throttle_rate_of = "register"  # a guest costs the rows a sign-up does
+
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        user = UserSerializer()
+
+    @extend_schema(
+        request=None,
+        responses={
+            201: OutputSerializer,
+            200: OpenApiResponse(OutputSerializer, description="already signed in: unchanged"),
+            403: OpenApiResponse(description="no CSRF cookie, or a wrong X-CSRFToken"),
+        },
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        if request.user.is_authenticated:
+            return Response({"user": UserSerializer(request.user).data})
+        if not _wants_session(request):
+            raise PermissionDenied(
+                "A guest plays in a browser session: send the CSRF cookie and the "
+                "X-CSRFToken header (GET /api/v1/auth/csrf)."
+            )
+        user, token = services.guest_create()
+        _start_session(request, user, token)
+        return Response({"user": UserSerializer(user).data}, status=status.HTTP_201_CREATED)
 
 
 class LogoutView(APIView):

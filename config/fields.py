@@ -27,3 +27,14 @@ class StrictIntegerField(serializers.IntegerField):
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
         return super().to_internal_value(data)  # type: ignore[no-any-return]
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A BooleanField that takes only JSON's true and false, not "yes", 1 or "true"."""
+
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data

@@ -199,12 +199,16 @@ CELERY_TASK_ROUTES = {
     "games.tasks.rank_daily": {"queue": "ranking"},
     "games.tasks.check_game_integrity": {"queue": "ranking"},
     "games.tasks.analyse_game": {"queue": "analysis"},
+    "games.tasks.fill_deal_pool": {"queue": "analysis"},
+    "games.tasks.fill_deal_pools": {"queue": "analysis"},
 }
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "ensure-daily-deals": {"task": "games.tasks.ensure_daily_deals", "schedule": 600.0},
     "rank-open-boards": {"task": "games.tasks.rank_open_boards", "schedule": 60.0},
     "close-due-boards": {"task": "games.tasks.close_due_boards", "schedule": 60.0},
     "delete-expired-tokens": {"task": "accounts.tasks.delete_expired_tokens", "schedule": 86400.0},
+    "purge-idle-guests": {"task": "accounts.tasks.purge_idle_guests", "schedule": 86400.0},
+    "fill-deal-pools": {"task": "games.tasks.fill_deal_pools", "schedule": 300.0},
 }
 
 # --- Auth -----------------------------------------------------------------------------------
@@ -397,4 +401,8 @@ DAILY_MODES = env.DAILY_MODES
 DAILY_SECRET = env.DAILY_SECRET
 DAILY_SOLVE_BUDGET_S = env.DAILY_SOLVE_BUDGET_S
 SOLVER_SEARCHES_AT_ONCE = env.SOLVER_SEARCHES_AT_ONCE
+# "Winnable deals only" (games.pool): proven-winnable deals kept per mode, and the solver time
+# the fill job gives each candidate.
+DEAL_POOL_SIZE = 20
+DEAL_POOL_SOLVE_BUDGET_S = 2.0
 CSRF_FAILURE_VIEW = "config.api.csrf_failure"

@@ -8,6 +8,7 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from games import (
             db,  # noqa: F401  (connects the connection_created hook)
+            pool,
             services,
             tasks,
         )
@@ -18,5 +19,6 @@ class GamesConfig(AppConfig):
         # ranked attempt's leaderboard score is set before the game's row is saved.
         services.game_ended.connect(daily_services.daily_game_finished)
         services.game_ended.connect(tasks.lost_game_analysis_queue)
+        pool.deal_pool_fill_queue.connect(tasks.deal_pool_fill_queue)
         daily_services.rank_queue.connect(tasks.rank_queue)
         daily_services.integrity_check_queue.connect(tasks.integrity_check_queue)

@@ -310,3 +310,25 @@ class DailyStreak(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.mode}: {self.current}/{self.longest}"
+
+
+class PooledDeal(models.Model):
+    """A deal number the solver has proven winnable under one mode's rules, waiting in that
+    mode's pool for a casual game dealt "winnable only" (`games.pool`). Taken out (deleted)
+    when a game is dealt it, so no two such games get it from the pool."""
+
+    draw = models.PositiveSmallIntegerField()
+    preset = models.CharField(max_length=1)
+    number = models.BigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["draw", "preset", "number"], name="games_pooleddeal_mode_number"
+            ),
+        ]
+        indexes = [models.Index(fields=["draw", "preset", "id"], name="games_pool_mode_order")]
+
+    def __str__(self) -> str:
+        return f"pooled deal {self.number} D{self.draw}{self.preset}"

@@ -10,7 +10,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from config.fields import StrictCharField, StrictIntegerField
+from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from games import engine
 
 
@@ -118,11 +118,16 @@ class ReplaySerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class StartGameSerializer(serializers.Serializer[dict[str, Any]]):
-    """Either `code`, or `draw` and `preset` for a random deal."""
+    """Either `code`, or `draw` and `preset` for a random deal (`winnable`: only a deal the
+    solver has proven winnable)."""
 
     code = StrictCharField(required=False, max_length=32)
     draw = StrictIntegerField(required=False)
     preset = StrictCharField(required=False, max_length=1)
+    winnable = StrictBooleanField(
+        required=False,
+        help_text="With draw and preset: deal only a deal the solver has proven winnable.",
+    )
 
     def validate_draw(self, value: int) -> int:
         if value not in (1, 3):
@@ -142,7 +147,19 @@ class StartGameSerializer(serializers.Serializer[dict[str, Any]]):
             raise serializers.ValidationError("Give either a deal code, or draw and preset.")
         if has_random and not ("draw" in attrs and "preset" in attrs):
             raise serializers.ValidationError("A random deal needs both draw and preset.")
+        if has_code and "winnable" in attrs:
+            raise serializers.ValidationError(
+                {"winnable": ["Only a random deal (draw and preset) can be asked winnable."]}
+            )
         return attrs
+
+
+class StartedGameSerializer(GameSerializer):
+    winnable = serializers.BooleanField(
+        allow_null=True,
+        help_text="Asked with `winnable`: true, a deal the solver proved winnable; false, none "
+        "was ready in time, so a random deal that may be unwinnable. Otherwise null.",
+    )
 
 
 class ActionInputSerializer(ActionBodySerializer):

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import functools
 import logging
-import secrets
 from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from knox.models import AuthToken
 from rest_framework.exceptions import AuthenticationFailed
 
 from accounts.authentication import forget_process_token, user_check_active
 from accounts.models import User
-from config.api import ApplicationError, ConflictError
+from config.api import ApplicationError, ConflictError, ForbiddenError
 from config.hooks import Hook
 from config.memo import ProcessMemo
-from games import clock, engine
+from games import clock, engine, pool
 from games.engine import snapshot, solver
 from games.errors import (
     GameNotFoundError,
@@ -57,6 +57,10 @@ game_ended: Hook[[Game, list[str]]] = Hook("games.services.game_ended")
 
 class DailyDealOpenError(ConflictError):
     code = "daily_deal_open"
+
+
+class AccountRequiredError(ForbiddenError):
+    code = "account_required"
 
 
 def deal_get_or_create(*, number: int) -> Deal:
@@ -139,7 +143,15 @@ def _applied(game: Game, action: engine.Action) -> tuple[engine.GameState, engin
 def game_create(
     *, user: User, deal: Deal, rules: engine.Rules, kind: str, daily: DailyDeal | None = None
 ) -> Game:
-    """Create a game at the start of `deal` under `rules`. The caller holds the transaction."""
+    """Create a game at the start of `deal` under `rules`. The caller holds the transaction.
+
+    :raises AccountRequiredError: a guest's ranked daily attempt: ranks are for accounts.
+    """
+    if kind == Game.Kind.DAILY and user.is_guest:
+        raise AccountRequiredError(
+            "Ranked daily challenges need an account: sign up (free) to play them; your "
+            "games so far stay yours."
+        )
     state = engine.GameState.new(engine.Deal.from_dict(deal.layout), rules)
     game = Game.objects.create(
         user=user,
@@ -176,27 +188,48 @@ def game_start(
             deal_code = engine.DealCode.parse(code)
         except engine.DealCodeError as exc:
             raise ApplicationError(str(exc), fields={"code": [str(exc)]}) from None
-        if _open_daily_number(deal_code.number):
+        if pool.deal_number_is_open_daily(deal_code.number):
             raise DailyDealOpenError(
                 "This deal is an open daily challenge; play it from the daily page, or as a "
                 "casual game once its board is final."
             )
     else:
         assert draw is not None and preset is not None
-        number = secrets.randbelow(engine.MAX_NUMBER + 1)
-        # A casual game has hints and a public replay: never on an open daily's deal.
-        while _open_daily_number(number):
-            number = secrets.randbelow(engine.MAX_NUMBER + 1)
-        deal_code = engine.DealCode(draw=draw, preset=preset, number=number)
+        deal_code = engine.DealCode(draw=draw, preset=preset, number=pool.deal_number_random())
     deal = deal_get_or_create(number=deal_code.number)
     return game_create(user=user, deal=deal, rules=deal_code.rules, kind=Game.Kind.CASUAL)
 
 
-def _open_daily_number(number: int) -> bool:
-    """Whether a KL1 deal number is the deal of a daily board that is not final."""
-    return DailyDeal.objects.filter(
-        deal__scheme=1, deal__number=number, finalized_at__isnull=True
-    ).exists()
+def games_unplayed_delete(*, users: QuerySet[User]) -> int:
+    """Delete the games of `users` in which nothing was played (no action logged: the log
+    is append-only, a game with one is kept); returns how many. For the purge of idle
+    guests (`accounts.tasks.purge_idle_guests`)."""
+    _, deleted = Game.objects.filter(user__in=users, seq=0).delete()
+    return deleted.get(Game._meta.label, 0)
+
+
+def game_start_winnable(*, user: User, draw: int, preset: str) -> tuple[Game, bool]:
+    """Start a casual game of the mode on a deal the solver has proven winnable ("winnable
+    deals only"): from the mode's pool, else one proven now within a short budget, else a
+    random deal. Returns the game and whether its deal is proven winnable. Solves outside any
+    transaction; queues a fill of the pool when it runs low.
+
+    :raises AuthenticationFailed: the account was deactivated.
+    """
+    user_check_active(user_id=user.pk)
+    number = pool.deal_pool_take(draw=draw, preset=preset)
+    if number is None:
+        number = pool.deal_prove_now(draw=draw, preset=preset)
+    proven = number is not None
+    if pool.deal_pool_low(draw=draw, preset=preset):
+        pool.deal_pool_fill_queue(draw, preset)
+    deal_code = engine.DealCode(
+        draw=draw, preset=preset, number=number if proven else pool.deal_number_random()
+    )
+    with transaction.atomic():
+        deal = deal_get_or_create(number=deal_code.number)
+        game = game_create(user=user, deal=deal, rules=deal_code.rules, kind=Game.Kind.CASUAL)
+    return game, proven
 
 
 def _entries(applied: engine.Applied) -> list[LogEntry]:

@@ -6,13 +6,16 @@ from __future__ import annotations
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
+from typing import Any
 
 from celery import shared_task
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import clock
+from config.cache import CACHE_ERRORS
+from games import clock, pool
 from games import services as game_services
 from games.daily import services
 from games.models import DailyDeal, Game
@@ -61,8 +64,32 @@ def analyse_game(game_id: int) -> str | None:
     return str(analysis["status"]) if analysis else None
 
 
-# Embedded mode runs tasks eagerly, in the request that sends them. An analysis takes seconds
-# of solver time, so there it runs on this one background thread instead, one at a time.
+# Seconds of solver time a fill of one mode's pool may take (the beat's fills all of them).
+DEAL_POOL_FILL_S = 60
+
+
+@shared_task(
+    acks_late=True, soft_time_limit=DEAL_POOL_FILL_S + 30, time_limit=DEAL_POOL_FILL_S + 60
+)
+def fill_deal_pool(draw: int, preset: str) -> int:
+    """Fill one mode's pool of proven-winnable deals (`games.pool.deal_pool_fill`); returns
+    how many deals were added."""
+    return pool.deal_pool_fill(draw=draw, preset=preset, seconds=DEAL_POOL_FILL_S)
+
+
+@shared_task(acks_late=True, soft_time_limit=300, time_limit=330)
+def fill_deal_pools() -> int:
+    """The beat's: top up every mode's pool, a share of the time each."""
+    seconds = 240 / len(pool.POOL_MODES)
+    return sum(
+        pool.deal_pool_fill(draw=draw, preset=preset, seconds=seconds)
+        for draw, preset in pool.POOL_MODES
+    )
+
+
+# Embedded mode runs tasks eagerly, in the request that sends them. An analysis or a pool
+# fill takes seconds of solver time, so there it runs on this one background thread instead,
+# one at a time.
 _analysis_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="analysis")
 
 
@@ -71,16 +98,43 @@ def analysis_queue(game_id: int) -> None:
     worker's `analysis` queue, behind nothing that ranks; in embedded mode, on this
     process's background thread."""
     if settings.EMBEDDED:
-        transaction.on_commit(lambda: _analysis_thread.submit(_analyse_in_background, game_id))
+        transaction.on_commit(
+            lambda: _analysis_thread.submit(_in_background, analyse_game, game_id)
+        )
     else:
         analyse_game.delay_on_commit(game_id)
 
 
-def _analyse_in_background(game_id: int) -> None:
+# A fill of a mode's pool is queued at most once in this many seconds (`deal_pool_fill_queue`):
+# every game dealt from a pool that runs low would otherwise queue one.
+DEAL_POOL_FILL_QUEUED_S = DEAL_POOL_FILL_S
+
+
+def deal_pool_fill_queue(draw: int, preset: str) -> None:
+    """Fill a mode's pool outside the request (`pool.deal_pool_fill_queue`, connected in
+    `games.apps`): on a worker's `analysis` queue; in embedded mode, on this process's
+    background thread. Best effort: a fill already queued lately is not queued again, and a
+    cache that cannot answer queues it anyway."""
+    key = f"deal-pool-fill:D{draw}{preset}"
     try:
-        analyse_game(game_id)
+        if not cache.add(key, 1, DEAL_POOL_FILL_QUEUED_S):
+            return
+    except CACHE_ERRORS:
+        pass
+    if settings.EMBEDDED:
+        transaction.on_commit(
+            lambda: _analysis_thread.submit(_in_background, fill_deal_pool, draw, preset)
+        )
+    else:
+        fill_deal_pool.delay_on_commit(draw, preset)
+
+
+def _in_background(task: Any, *args: Any) -> None:
+    """Run a task on the background thread (embedded mode)."""
+    try:
+        task(*args)
     except Exception:  # a thread's error would go nowhere: log it
-        logger.exception("the analysis of game %s failed", game_id)
+        logger.exception("the background task %s%r failed", task.name, args)
     finally:
         connection.close()  # this thread's own connection
 

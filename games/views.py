@@ -32,6 +32,7 @@ from games.serializers import (
     GameSummarySerializer,
     HintSerializer,
     ReplaySerializer,
+    StartedGameSerializer,
     StartGameSerializer,
 )
 
@@ -60,12 +61,18 @@ class GameListCreateView(APIView):
             item=lambda game: selectors.game_summary(game=game),
         )
 
-    @extend_schema(request=InputSerializer, responses={201: GameSerializer})
+    @extend_schema(request=InputSerializer, responses={201: StartedGameSerializer})
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        game = services.game_start(user=request.user, **data.validated_data)
-        return Response(selectors.game_detail(game=game), status=status.HTTP_201_CREATED)
+        fields = dict(data.validated_data)
+        winnable = None
+        if fields.pop("winnable", False):
+            game, winnable = services.game_start_winnable(user=request.user, **fields)
+        else:
+            game = services.game_start(user=request.user, **fields)
+        answer = {**selectors.game_detail(game=game), "winnable": winnable}
+        return Response(answer, status=status.HTTP_201_CREATED)
 
 
 class GameDetailView(APIView):

@@ -181,10 +181,10 @@ def test_the_export_redacts_an_open_daily(daily, make_user, clock):
 
 
 def test_a_random_casual_deal_is_never_an_open_daily(daily, auth_client, monkeypatch):
-    from games import services
+    from games import pool
 
     numbers = iter([daily.deal.number, daily.deal.number, 12345])
-    monkeypatch.setattr(services.secrets, "randbelow", lambda _: next(numbers))
+    monkeypatch.setattr(pool.secrets, "randbelow", lambda _: next(numbers))
     game = auth_client.post("/api/v1/games", {"draw": 1, "preset": "N"}, format="json").json()
     assert Game.objects.get(pk=game["id"]).deal.number == 12345
 
