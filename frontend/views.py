@@ -8,6 +8,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 
@@ -21,9 +22,25 @@ def _page(template: str, nav: str = "", **context: object) -> Callable[..., Http
     return view
 
 
+def _auth_page(mode: str) -> Callable[..., HttpResponse]:
+    """The sign-in or sign-up page. It sends the player back to `next` afterwards, if that is
+    a page of this site (never an open redirect), else to the daily page."""
+
+    @ensure_csrf_cookie
+    def view(request: HttpRequest) -> HttpResponse:
+        target = request.GET.get("next", "")
+        if not url_has_allowed_host_and_scheme(
+            target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        ):
+            target = "/daily"
+        return render(request, "frontend/auth.html", {"nav": "", "mode": mode, "next": target})
+
+    return view
+
+
 landing = _page("landing.html")
-signin = _page("auth.html", mode="signin")
-signup = _page("auth.html", mode="signup")
+signin = _auth_page("signin")
+signup = _auth_page("signup")
 # The link of a reset e-mail opens the second page; its uid and token go to the page's script.
 password_reset = _page("password_reset.html", mode="request")
 password_reset_confirm = _page("password_reset.html", mode="confirm")

@@ -36,6 +36,9 @@ function challengeTile(day, challenge, me) {
     tile.append(el("p", { class: "muted", text: "New attempts are closed for today." }));
   } else if (!me) {
     tile.append(el("a", { class: "button", href: `/signin?next=/daily`, text: "Sign in to play" }));
+  } else if (me.is_guest) {
+    // Ranks are for accounts: a guest signs up first (and keeps its casual games).
+    tile.append(el("a", { class: "button", href: "/signup?next=/daily", text: "Sign up to play ranked", "data-guest-signup": "" }));
   } else {
     tile.append(el("button", { class: "button", type: "button", "data-start": challenge.mode, text: "Start ranked attempt",
       onclick: () => start(day, challenge) }));
@@ -58,6 +61,7 @@ async function start(day, challenge) {
     location.assign(`/play/${game.id}`);
   } catch (error) {
     if (error.status === 401) return requireSignIn();
+    if (error.code === "account_required") return location.assign("/signup?next=/daily");
     notice(error.message);
     load();
   }

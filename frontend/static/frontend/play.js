@@ -8,7 +8,7 @@ import { Board } from "./board.js";
 import { cardName, describeChange, pileName } from "./cards.js";
 import { predict } from "./engine.js";
 import { errorText } from "./messages.js";
-import { confirmDialog } from "./site.js";
+import { confirmDialog, loadSettings, showAccount } from "./site.js";
 
 const root = document.querySelector("[data-play]");
 const $ = (selector) => root.querySelector(selector);
@@ -284,7 +284,7 @@ newGameDialog.querySelector("form").addEventListener("submit", async (event) => 
   const form = event.target;
   const data = new FormData(form);
   const code = data.get("code").trim();
-  const body = code ? { code } : { draw: Number(data.get("draw")), preset: data.get("preset") };
+  const body = code ? { code } : { draw: Number(data.get("draw")), preset: data.get("preset"), winnable: !!loadSettings().winnable };
   const errorBox = form.querySelector("[data-error]");
   try {
     const created = await api("POST", "/api/v1/games", body);
@@ -295,6 +295,7 @@ newGameDialog.querySelector("form").addEventListener("submit", async (event) => 
     $("[data-banner]").hidden = true;
     toast("");
     show(created);
+    if (created.winnable === false) toast("No deal proven winnable was ready in time: this random one may not be winnable.");
     announce(`New game: ${modeName(created.rules)}. ${created.code || ""}`);
     board.element.focus({ preventScroll: true });
   } catch (error) {
@@ -369,8 +370,24 @@ window.addEventListener("popstate", () => location.reload());
 // For automation (and the browser tests): the page's own action and hint functions.
 window.klondike = { act, hint, game: () => game };
 
+/** A newcomer plays at once, as a guest (a server-side account bound to this browser's
+ *  session: the server stays the referee); signing up later keeps the guest's games. */
+async function startGuest() {
+  try {
+    const { user } = await api("POST", "/api/v1/auth/guest");
+    showAccount(user);
+    return user;
+  } catch (error) {
+    toast(error.message);
+    return null;
+  }
+}
+
 (async function start() {
-  if (!(await currentUser())) return requireSignIn();
+  const me = await currentUser();
+  const guest = me ? null : await startGuest();
+  if (!me && !guest) return;
   if (root.dataset.gameId) await load(root.dataset.gameId);
+  else if (guest) newGameDialog.querySelector("form").requestSubmit(); // Play → a board: deal at once
   else openNewGame();
 })();

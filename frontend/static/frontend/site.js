@@ -5,11 +5,15 @@ import { api, currentUser, el } from "./api.js";
 const SETTINGS_KEY = "klondike.settings";
 export const SETTINGS = { fourColour: "Four-colour deck", leftHanded: "Left-handed layout", large: "Larger cards", smartTap: "Smart tap" };
 
+// Casual games are dealt only deals the solver has proven winnable, unless turned off.
+SETTINGS.winnable = "Winnable deals only";
+const DEFAULTS = { winnable: true };
+
 export function loadSettings() {
   try {
-    return JSON.parse(localStorage.getItem(SETTINGS_KEY)) || {};
+    return { ...DEFAULTS, ...JSON.parse(localStorage.getItem(SETTINGS_KEY)) };
   } catch (_) {
-    return {};
+    return { ...DEFAULTS };
   }
 }
 
@@ -27,10 +31,35 @@ export function saveSettings(settings) {
   applySettings(settings);
 }
 
-async function showAccount() {
+/** A link to sign in or up that comes back here afterwards (a guest's game page: to /play,
+ *  when signing in to another account, where the guest's game is not). */
+function accountLink(path, text, attrs = {}) {
+  const target = () => {
+    const form = document.querySelector("[data-auth-form]");
+    const here = form ? form.dataset.next : location.pathname + location.search;
+    const next = path === "/signin" && here.startsWith("/play/") ? "/play" : here;
+    return `${path}?next=${encodeURIComponent(next)}`;
+  };
+  // Where "here" is when clicked: the play page moves to /play/<id> without a reload.
+  return el("a", { href: target(), text, ...attrs, onclick: (event) => (event.currentTarget.href = target()) });
+}
+
+/** The account bar: sign in or up; a guest's offer to sign up and keep its games; or the
+ *  player's name and sign-out. Called again by the play page once it has made a guest. */
+export async function showAccount(me) {
   const nav = document.querySelector("[data-account]");
-  const me = await currentUser();
-  if (!me || !nav) return;
+  if (!nav) return;
+  if (!me) {
+    nav.replaceChildren(accountLink("/signin", "Sign in"), accountLink("/signup", "Sign up", { class: "button small" }));
+    return;
+  }
+  if (me.is_guest) {
+    nav.replaceChildren(el("span", { class: "who", text: "Guest" }), accountLink("/signin", "Sign in"),
+      accountLink("/signup", "Sign up", { class: "button small", title: "Keep your games and play the ranked daily", "data-guest-signup": "" }));
+    const cta = document.querySelector("[data-cta]");
+    if (cta) cta.replaceChildren(el("a", { class: "button", href: "/play", text: "Play" }), accountLink("/signup", "Sign up to keep your games", { class: "button ghost" }));
+    return;
+  }
   const profile = document.querySelector("[data-nav-profile]");
   if (profile) {
     profile.href = `/u/${encodeURIComponent(me.username)}`;
@@ -50,12 +79,6 @@ async function showAccount() {
       el("a", { class: "button ghost", href: "/play", text: "New casual game" }),
     );
   }
-}
-
-/** Only a same-site path may be the target after signing in (no open redirect). */
-function safeNext() {
-  const next = new URLSearchParams(location.search).get("next");
-  return next && /^\/(?![/\\])/.test(next) ? next : "/daily";
 }
 
 /** Sends a form's fields with `submit(fields)` on submit; an error shows in its
@@ -82,10 +105,8 @@ function wireAuthForm() {
     if (!fields.email) delete fields.email;
     const path = form.dataset.authForm === "signup" ? "/api/v1/auth/register" : "/api/v1/auth/login";
     await api("POST", path, fields);
-    location.assign(safeNext());
+    location.assign(form.dataset.next); // `next`, checked by the server (frontend.views)
   });
-  // Keep ?next= when switching between the two forms.
-  for (const link of document.querySelectorAll("[data-keep-next]")) link.search = location.search;
 }
 
 /** The password reset pages: ask for a link by e-mail, then (from the link) set a new password. */
@@ -144,7 +165,7 @@ export function confirmDialog(title, text, okLabel) {
 }
 
 applySettings();
-showAccount();
+currentUser().then(showAccount);
 wireAuthForm();
 wireResetForm();
 wireDialogs();
