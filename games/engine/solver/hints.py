@@ -23,6 +23,8 @@ class Hint:
     ``"solver"``: the first action of a winning line. ``"heuristic"``: no line within the
     budget (or the deal is lost), so a productive move by simple rules. ``"none"``: nothing
     productive is left (``action`` is None) - never a suggestion to cycle the stock forever.
+    The ``reason`` of the last two ends with :data:`LOST` only when the solver proved the
+    position lost, else with :data:`NO_LINE_YET`.
     """
 
     action: PlainAction | None
@@ -61,13 +63,18 @@ def hint(state: GameState, *, budget_s: float = 0.5, line: Sequence[PlainAction]
     v = solve(state, budget_s=budget_s)
     if isinstance(v, Solved) and v.actions:
         return Hint(v.actions[0], "solver", "leads to a win", tuple(v.actions))
-    lost = isinstance(v, Unwinnable)
+    # Only a proof says the deal is lost; a search out of time found no line yet.
+    verdict = LOST if isinstance(v, Unwinnable) else NO_LINE_YET
     a, why = _heuristic(state)
     if a is None:
-        return Hint(None, "none", "the deal can no longer be won" if lost else why)
-    if lost:
-        why += " (the deal can no longer be won)"
-    return Hint(a, "heuristic", why)
+        return Hint(None, "none", f"{why}; {verdict}")
+    return Hint(a, "heuristic", f"{why} ({verdict})")
+
+
+LOST = "the deal can no longer be won"
+"""A heuristic hint's reason says this only when the solver proved the position lost."""
+NO_LINE_YET = "no line found yet"
+"""... and this when its search ran out of time (or had none) without a verdict."""
 
 
 def _heuristic(state: GameState) -> tuple[PlainAction | None, str]:

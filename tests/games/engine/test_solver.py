@@ -221,6 +221,16 @@ def test_hint_none_when_nothing_productive() -> None:
     assert g.legal_moves()  # the engine allows moving KS around, which leads nowhere
     h = hint(g, budget_s=0.3)
     assert h.action is None and h.source == "none"
+    assert h.reason.endswith("the deal can no longer be won")  # proven: 2S and AS
+
+
+def test_hint_out_of_time_says_no_line_yet() -> None:
+    """A search with no time finds nothing and proves nothing: the hint never says the
+    deal is lost (issue #22), though this one is won."""
+    g = GameState.from_code("KL1-D1N-AAAAAAG")
+    h = hint(g, budget_s=0.0)
+    assert h.source == "heuristic" and h.action in g.legal_moves()
+    assert "no line found yet" in h.reason and "no longer" not in h.reason
 
 
 def test_hint_never_suggests_cycling_a_useless_stock() -> None:
