@@ -7,6 +7,7 @@ Run (under the shared lock, so that benchmarks never overlap):
      .venv/bin/python bench/solver.py --speed 40000           (positions per second only)
      flock /tmp/klondike-bench.lock .venv/bin/python bench/solver.py --from 0 --to 199 \
          --modes D1V,D1C,D3V,D3C --budgets 10 --jobs 1 --cpu   (any preset; CPU-time budgets)
+     ... --modes D1N,D3N --oracle ../shared/data/solvitaire-verdicts.csv  (against Solvitaire)
 
 Deal numbers FROM..TO inclusive; one process per core (``--jobs``), or one deal at a time
 with ``--workers`` processes each. For every mode and budget it prints
@@ -21,6 +22,7 @@ that a machine shared with other work does not eat the budget (one process per d
 from __future__ import annotations
 
 import argparse
+import csv
 import math
 import random
 import resource
@@ -34,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from games.engine import DealCode, GameState
 from games.engine.solver import (
     SUMMARY_HEADER,
+    BatchRow,
     batch,
     format_summary,
     hint,
@@ -120,6 +123,11 @@ def main() -> None:
     )
     ap.add_argument("--speed-deals", default="1,43,104,137")
     ap.add_argument(
+        "--oracle",
+        metavar="CSV",
+        help="another solver's verdicts (code,verdict,...) to check ours against",
+    )
+    ap.add_argument(
         "--cpu",
         action="store_true",
         help="budgets and times in CPU seconds of the solving process (a busy machine)",
@@ -157,6 +165,29 @@ def bench_speed(positions: int, deals: list[int]) -> None:
         cells.append(f"{n}: {v.verdict} {v.nodes} positions {best:.2f} s")
     print("; ".join(cells))
     print(f"total {total:.2f} s CPU, {len(deals) * positions / total:.0f} positions/s")
+
+
+def against_oracle(path: str, draw: int, preset: str, rows: list[BatchRow]) -> str:
+    """Our verdicts against another solver's (a CSV of ``code,verdict,...`` with verdicts
+    ``winnable`` / ``unwinnable`` / anything else for undecided): the contradictions (a bug
+    in one of the two) and the deals it decides that we leave unknown."""
+    with open(path, newline="") as f:
+        theirs = {r["code"]: r["verdict"] for r in csv.DictReader(f)}
+    wrong, missed, compared = [], [], 0
+    for r in rows:
+        v = theirs.get(str(DealCode(draw, preset, r.number)))
+        if v not in ("winnable", "unwinnable"):
+            continue
+        compared += 1
+        ours = {"solved": "winnable", "unwinnable": "unwinnable"}.get(r.verdict)
+        if ours is None:
+            missed.append(r.number)
+        elif ours != v:
+            wrong.append(r.number)
+    return (
+        f"oracle: {compared} deals compared, contradictions: {' '.join(map(str, wrong)) or 'none'}"
+        f"; decided there, unknown here: {' '.join(map(str, missed)) or '-'}"
+    )
 
 
 def cpu_seconds() -> float:
@@ -207,6 +238,8 @@ def batches(args: argparse.Namespace, modes: list[str]) -> None:
             notes.append(note)
             unknown = [r.number for r in rows if r.verdict == "unknown"]
             notes.append(f"  unknown: {' '.join(map(str, unknown)) or '-'}")
+            if args.oracle:
+                notes.append("  " + against_oracle(args.oracle, draw, preset, rows))
     print()
     for x in notes:
         print(x)
