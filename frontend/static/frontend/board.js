@@ -33,7 +33,8 @@ export class Board {
     this.lastTap = null;
     this.pending = new Set(); // cards sent to a foundation whose answer is not drawn yet
     this.piles = {};
-    const pileEl = (name, cls, label) => (this.piles[name] = el("div", { class: `pile ${cls}`, "data-pile": name, "aria-label": label }));
+    // A labelled pile is a group (a div's aria-label alone is not allowed: Lighthouse, axe).
+    const pileEl = (name, cls, label) => (this.piles[name] = el("div", { class: `pile ${cls}`, "data-pile": name, role: "group", "aria-label": label }));
     const top = el("div", { class: "top-row" },
       pileEl("stock", "stock", "Stock"),
       pileEl("waste", "waste", "Waste"),
