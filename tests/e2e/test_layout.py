@@ -1,5 +1,7 @@
-"""Layout checks the eye would catch: the landing page's card fan, and the game page on a
-landscape phone (one line of site bar, one of game bar, the whole toolbar on screen)."""
+"""Layout checks the eye would catch: the landing page's card fan; the game page on a
+landscape phone (one line of site bar, one of game bar, the whole toolbar on screen) and on a
+portrait one (a compact head, the board on most of the screen); long columns that fit the
+screen with every corner index in view; the leaderboard's every column on a phone."""
 
 from __future__ import annotations
 
