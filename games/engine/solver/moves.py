@@ -138,12 +138,19 @@ class _Game:
         return out
 
     def _auto(
-        self, cols: list[bytes], talon: bytes, pos: int, found: list[int], autos: list[_Macro]
+        self,
+        cols: list[bytes],
+        talon: bytes,
+        pos: int,
+        found: list[int],
+        autos: list[_Macro],
+        last: bool = False,
     ) -> tuple[bytes, int]:
-        """Play safe foundation moves (columns; the waste top in draw 1; any talon card when
-        the talon is a set) until none is left."""
+        """Play safe foundation moves (columns; the waste top in draw 1, or in the ``last``
+        pass; any talon card when the talon is a set) until none is left."""
         safe = self._safe
-        draw1 = self.draw == 1
+        # In draw 3 taking the waste top shifts the grouping of the next pass, not this one's.
+        draw1 = self.draw == 1 or last
         talon_set = self.talon_is_set
         while True:
             f0, f1, f2, f3 = found
@@ -387,14 +394,16 @@ class _Game:
             _, s, d, _ = m
             found[s] -= 1
             cols[d] = cols[d] + bytes((s * 13 + found[s],))
-        talon, pos = self._auto(cols, talon, pos, found, autos)
+        talon, pos = self._auto(cols, talon, pos, found, autos, passes >= self.recycles)
         return (tuple(cols), talon, pos, passes, tuple(found))
 
     def _start(self) -> tuple[_Pos, list[_Macro]]:
         autos: list[_Macro] = []
         cols = list(self.start[0])
         found = list(self.start[4])
-        talon, pos = self._auto(cols, self.start[1], self.start[2], found, autos)
+        talon, pos = self._auto(
+            cols, self.start[1], self.start[2], found, autos, self.start[3] >= self.recycles
+        )
         return (tuple(cols), talon, pos, self.start[3], tuple(found)), autos
 
 

@@ -479,7 +479,7 @@ def test_dead_check_does_not_depend_on_the_order_hint(mode: str) -> None:
     assert dead > 10
 
 
-@pytest.mark.parametrize("mode", ["D1N", "D3N", "D1V"])
+@pytest.mark.parametrize("mode", ["D1N", "D3N", "D1V", "D3V"])
 def test_a_column_move_leaves_nothing_for_the_automatic_moves(mode: str) -> None:
     """_apply skips the automatic moves after a column-to-column move unless the card it
     uncovers can go up: running them anyway changes nothing."""
@@ -491,7 +491,7 @@ def test_a_column_move_leaves_nothing_for_the_automatic_moves(mode: str) -> None
             continue
         moves += 1
         cols, found, autos = list(child[0]), list(child[4]), []  # type: ignore[var-annotated]
-        s._auto(cols, child[1], child[2], found, autos)
+        s._auto(cols, child[1], child[2], found, autos, child[3] >= s.recycles)
         assert not autos, m
     assert moves > 100
 
