@@ -83,6 +83,12 @@ def test_signed_in_pages_at_every_size(console_page: tuple[Any, list[str]]) -> N
     page.goto(f"/u/{name}")
     page.wait_for_selector("[data-games] tr")
     shoot(page, "profile")
+    page.set_viewport_size(PHONE)
+    settle(page)
+    tables = page.eval_on_selector_all(
+        ".table-scroll:not([hidden] *)", "ns => ns.map(n => [n.scrollWidth, n.clientWidth])"
+    )
+    assert tables and all(w <= c for w, c in tables), tables  # every column on a phone
     page.goto("/play")
     page.wait_for_selector("#new-game-dialog[open]")
     shoot(page, "play-new")
