@@ -131,6 +131,23 @@ def test_a_move_drawn_ahead_is_taken_back_when_refused(page: Any) -> None:
     assert page.inner_text("[data-moves]").strip() == "0"
 
 
+def test_a_move_drawn_ahead_is_taken_back_when_the_game_moved_on(page: Any) -> None:
+    sign_up(page)
+    game_id = start_casual(page, CODE)
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    elsewhere = page.request.post(  # another tab draws
+        f"/api/v1/games/{game_id}/actions",
+        data={"seq": 0, "action": "draw"},
+        headers={"X-CSRFToken": token},
+    )
+    assert elsewhere.ok
+    page.click('[data-card="AD"]')  # drawn ahead, then 409: the game is reloaded
+    assert "moved on elsewhere" in toast_text(page)
+    page.wait_for_selector('[data-pile="waste"] [data-card="QH"]')
+    assert pile_cards(page, "t1") == ["AD"]
+    assert pile_cards(page, "f3") == []
+
+
 def test_a_draw_waits_for_its_answer_and_shows_it_is_waiting(page: Any) -> None:
     sign_up(page)
     start_casual(page, CODE)

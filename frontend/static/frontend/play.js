@@ -106,15 +106,16 @@ async function send(body) {
     await show(next, body);
   } catch (error) {
     if (i >= 0) ahead.splice(ahead.indexOf(body), 1);
-    refused(error, body);
+    await refused(error, body);
   } finally {
     waiting(false);
   }
 }
 
 /** A refused or failed action: the board goes back to the server's state (the cards slide
- *  back and shake), and a message says why in plain words. */
-function refused(error, body) {
+ *  back and shake), and a message says why in plain words. Resolves once the game is
+ *  reloaded when it moved on elsewhere, so the next action goes with the right `seq`. */
+async function refused(error, body) {
   board.refuse(withAhead(game.state), body.from, body.count || 1);
   if (error.code === "network") {
     offlineSince ??= performance.now();
@@ -123,7 +124,7 @@ function refused(error, body) {
     return;
   }
   toast(errorText(error, { action: body, state: game.state, rules: game.rules }));
-  if (error.code === "seq_mismatch" || error.code === "game_over") load(game.id);
+  if (error.code === "seq_mismatch" || error.code === "game_over") await load(game.id);
 }
 
 /** Draws a game answer; with `body`, the action that led to it, for the announcement. */
