@@ -57,7 +57,9 @@ export class Board {
       this.metrics = null;
       if (this.state) this.layout();
     };
-    new ResizeObserver(relayout).observe(this.element);
+    // A frame later: the fit may resize the board itself, which within the observer's callback
+    // is a "ResizeObserver loop" error event.
+    new ResizeObserver(() => requestAnimationFrame(relayout)).observe(this.element);
     window.addEventListener("resize", relayout);
     // A setting (larger cards) changes the corner index, which the fit keeps in view.
     new MutationObserver(relayout).observe(document.documentElement, { attributeFilter: ["class"] });
