@@ -113,11 +113,20 @@ COLUMN_FIT = """() => {
         const bottom = cards.length ? rect(cards.at(-1)).bottom : 0;
         return { count: cards.length, bottom, hidden };
     });
+    // The longest column's strips: face-down, face-up, and what a face-up card's index needs.
+    const cards = [...document.querySelectorAll('[data-pile="t7"] .card')];
+    const strip = (kind) => Math.min(...cards.slice(0, -1).flatMap((c, i) =>
+        c.classList.contains(kind) ? [rect(cards[i + 1]).top - rect(c).top] : []));
+    const up = cards.find((c) => c.classList.contains('up'));
+    const board = document.querySelector('.board');
     const scroller = document.scrollingElement;
     return {
         columns, height: innerHeight,
         scroll: scroller.scrollHeight - scroller.clientHeight,
-        cardWidth: rect(document.querySelector('.board .card')).width,
+        cardWidth: rect(up).width, cardHeight: rect(up).height,
+        fitWidth: parseFloat(board.style.getPropertyValue('--fit-cw')),
+        down: strip('down'), up: strip('up'),
+        index: rect(up.querySelector('.ix')).bottom - rect(up).top,
     };
 }"""
 
@@ -144,6 +153,12 @@ def test_long_columns_fit_the_screen_with_every_corner_index_shown(page: Any) ->
                 assert column["bottom"] <= fit["height"], (label, column)  # on screen
                 assert not column["hidden"], (label, column)  # no rank or suit cut
             assert fit["scroll"] <= 0, (label, fit["scroll"])  # the page does not scroll
+            # Face-down strips close up first, then face-up ones, and only then do the cards
+            # get smaller (the fit's width binds): then both strips are at their narrowest.
+            if fit["up"] < 0.3 * fit["cardHeight"] - 1:
+                assert fit["down"] <= 0.07 * fit["cardHeight"] + 2, (label, fit)
+            if abs(fit["cardWidth"] - fit["fitWidth"]) < 1:
+                assert fit["up"] <= fit["index"] + 2, (label, fit)
             widths[label] = fit["cardWidth"]
     # "Larger cards" makes the cards larger on a portrait phone too.
     assert widths["390x844-large"] > widths["390x844"] * 1.05, widths
