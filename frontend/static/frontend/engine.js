@@ -15,12 +15,6 @@ export function initialPosition(deal) {
   };
 }
 
-function pile(pos, name) {
-  if (name === "waste") return pos.waste;
-  if (name[0] === "f") return pos.foundations[name[1] - 1];
-  return pos.tableau[name[1] - 1];
-}
-
 function copy(pos) {
   return {
     tableau: pos.tableau.map((col) => col.map((c) => ({ ...c }))),
@@ -47,9 +41,9 @@ export function applyAction(pos, action, draw) {
     next.stock = next.waste;
     next.waste = [];
   } else if (action.action === "move") {
-    const from = pile(next, action.from);
+    const from = pileIn(next, action.from);
     const moved = from.splice(from.length - (action.count || 1));
-    const to = pile(next, action.to);
+    const to = pileIn(next, action.to);
     if (action.to[0] === "t") to.push(...moved.map((m) => (typeof m === "string" ? { card: m, up: true } : m)));
     else to.push(...moved.map((m) => (typeof m === "string" ? m : m.card)));
     // Auto-flip: uncovering a face-down card turns it up as part of the move (rules §2.7).
@@ -145,7 +139,8 @@ export function predict(state, body, rules) {
   return next;
 }
 
-function pileIn(state, name) {
+/** A pile's cards in a public state, by name ("waste", "f2", "t5"); null for another name. */
+export function pileIn(state, name) {
   if (name === "waste") return state.waste;
   if (/^f[1-4]$/.test(name)) return state.foundations[name[1] - 1];
   if (/^t[1-7]$/.test(name)) return state.tableau[name[1] - 1];

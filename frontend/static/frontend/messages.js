@@ -3,30 +3,23 @@
 // and details, and from what the page itself knows (the action it sent and the position it
 // sent it in): the server's `message` names rules sections and piles for developers.
 import { RANKS, SUITS, glyph, rankOf, suitOf } from "./cards.js";
+import { pileIn } from "./engine.js";
 
 /** "7♠", "10♥": a card as players write it. */
 export const cardLabel = (card) => (card ? `${rankOf(card)}${glyph(suitOf(card))}` : "a face-down card");
 
 /** "column 5", "the ♠ foundation", "the waste". */
 export function pileLabel(pile) {
-  if (pile === "f") return "its foundation";
   if (pile[0] === "f") return `the ${glyph(SUITS[pile[1] - 1])} foundation`;
   if (pile[0] === "t") return `column ${pile.slice(1)}`;
   return `the ${pile}`;
-}
-
-function pileOf(state, name) {
-  if (name === "waste") return state.waste;
-  if (name[0] === "f") return state.foundations[name[1] - 1] || [];
-  if (name[0] === "t") return state.tableau[name[1] - 1] || [];
-  return [];
 }
 
 /** The first card an action takes from its pile in `state` (null when the page cannot see it). */
 function movedCard(state, action) {
   if (!state || !action.from) return null;
   if (action.card) return action.card;
-  const pile = pileOf(state, action.from);
+  const pile = pileIn(state, action.from) || [];
   const count = action.action === "move" ? action.count || 1 : 1;
   return pile[pile.length - count] || null;
 }
@@ -95,7 +88,7 @@ function reasonOf(action, state, rules) {
     if (to !== "f" && SUITS[to[1] - 1] !== suitOf(card)) return ["foundation_suit", { card }];
     return ["foundation_order", { card, next: home.length < 13 ? `${RANKS[home.length]}${suitOf(card)}` : undefined }];
   }
-  const column = pileOf(state, to);
+  const column = pileIn(state, to) || [];
   return column.length ? ["column_build", { card, onto: column[column.length - 1] }] : ["empty_column_king", { card }];
 }
 
