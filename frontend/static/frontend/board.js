@@ -4,6 +4,7 @@
 // outcome it knows, draws it at once and then the answer: play.js).
 import { el } from "./api.js";
 import { SUITS, cardElement, cardName, pileName, rankValue, suitOf } from "./cards.js";
+import { pileIn } from "./engine.js";
 import { fitColumns, measureBoard } from "./fit.js";
 
 const COLUMNS = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"];
@@ -243,11 +244,7 @@ export class Board {
   // one?); the server still judges every action.
 
   pileArray(name) {
-    const s = this.state;
-    if (name === "waste") return s.waste;
-    if (name[0] === "f") return s.foundations[name[1] - 1];
-    if (name === "stock") return [];
-    return s.tableau[name[1] - 1];
+    return pileIn(this.state, name) || []; // the stock's cards are not known
   }
 
   /** Whether `card` goes on its foundation, counting the cards already sent there. */
