@@ -9,6 +9,7 @@ from typing import Any
 
 from django.contrib.auth import logout as session_logout
 from django.utils import timezone
+from django.utils.translation import gettext
 from drf_spectacular.drainage import set_override
 from knox.auth import TokenAuthentication
 from knox.models import AuthToken
@@ -36,9 +37,9 @@ def _token_from_database(digest: str) -> tuple[Any, AuthToken]:
     """The token's owner and row, by digest (one query)."""
     token = AuthToken.objects.select_related("user").filter(digest=digest).first()
     if token is None:
-        raise AuthenticationFailed("Invalid token.")
+        raise AuthenticationFailed(gettext("Invalid token."))
     if not token.user.is_active:
-        raise AuthenticationFailed("User inactive or deleted.")
+        raise AuthenticationFailed(gettext("User inactive or deleted."))
     return token.user, token
 
 
@@ -63,7 +64,7 @@ def _token_in_use(user: Any, token: AuthToken) -> None:
     """
     now = timezone.now()
     if token.expiry is None or token.expiry <= now:
-        raise AuthenticationFailed("This token has expired: log in again.")
+        raise AuthenticationFailed(gettext("This token has expired: log in again."))
     if tokens.token_renew_if_due(token=token, now=now):
         cache_set(tokens.token_cache_key(token.digest), (user, token), TOKEN_CACHE_SECONDS)
 
@@ -73,7 +74,7 @@ def _digest(key: bytes) -> str:
         return tokens.token_digest(key.decode())
     except UnicodeError:
         raise AuthenticationFailed(
-            "Invalid token header. Token string should not contain invalid characters."
+            gettext("Invalid token header. Token string should not contain invalid characters.")
         ) from None
 
 
@@ -158,7 +159,7 @@ class SessionTokenAuthentication(SessionAuthentication):
         try:
             user, token = _token_cached(digest)
             if user.pk != found[0].pk:
-                raise AuthenticationFailed("Invalid token.")
+                raise AuthenticationFailed(gettext("Invalid token."))
             _token_in_use(user, token)
         except AuthenticationFailed:
             session_logout(request._request)
@@ -173,4 +174,4 @@ def user_check_active(*, user_id: int) -> None:
     :raises AuthenticationFailed: the account is no longer active.
     """
     if not User.objects.filter(pk=user_id, is_active=True).exists():
-        raise AuthenticationFailed("This account is deactivated.")
+        raise AuthenticationFailed(gettext("This account is deactivated."))

@@ -17,13 +17,9 @@ from axes.helpers import get_cool_off, get_failure_limit
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from config.api import error_body
-
-LOCKED_MESSAGE = (
-    "Too many failed logins for this account or from this address. "
-    "Try again in {minutes} minute{s}."
-)
 
 
 def lockout_username(request: HttpRequest, credentials: dict[str, Any] | None = None) -> str | None:
@@ -76,7 +72,13 @@ def lockout_seconds_left(*, request: HttpRequest, credentials: dict[str, Any] | 
 
 def locked_message(seconds: int) -> str:
     minutes = max(1, math.ceil(seconds / 60))
-    return LOCKED_MESSAGE.format(minutes=minutes, s="" if minutes == 1 else "s")
+    return ngettext(
+        "Too many failed logins for this account or from this address. "
+        "Try again in %(minutes)s minute.",
+        "Too many failed logins for this account or from this address. "
+        "Try again in %(minutes)s minutes.",
+        minutes,
+    ) % {"minutes": minutes}
 
 
 def lockout_response(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
+
 from accounts.models import User
 from config.api import NotFoundError
 
@@ -14,5 +16,5 @@ def user_get_by_username(*, username: str) -> User:
     """
     user = User.objects.filter(username__iexact=username, is_active=True, is_guest=False).first()
     if user is None:
-        raise NotFoundError("No such player.")
+        raise NotFoundError(gettext("No such player."))
     return user

@@ -20,9 +20,10 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.encoding import force_str
 from django.utils.http import urlsafe_base64_decode
+from django.utils.translation import gettext
 from knox.models import AuthToken
 from kombu.exceptions import OperationalError
 from rest_framework import status
@@ -35,10 +36,10 @@ from config.hooks import Hook
 
 logger = logging.getLogger("accounts.services")
 
-# Sends the task that e-mails the reset links for (email, domain, use_https) now, not after a
-# commit (`accounts.tasks.password_reset_queue`, connected in `accounts.apps`); raises kombu's
-# OperationalError when the broker is away.
-password_reset_queue: Hook[[str, str, bool]] = Hook("accounts.services.password_reset_queue")
+# Sends the task that e-mails the reset links for (email, domain, use_https, language) now, not
+# after a commit (`accounts.tasks.password_reset_queue`, connected in `accounts.apps`); raises
+# kombu's OperationalError when the broker is away.
+password_reset_queue: Hook[[str, str, bool, str]] = Hook("accounts.services.password_reset_queue")
 
 # Names a player may not take, in any letter case: they would pass for the site speaking.
 RESERVED_USERNAMES = frozenset(
@@ -95,13 +96,11 @@ def user_register(
         another tab, or purged).
     """
     if username.lower() in RESERVED_USERNAMES:
-        raise ApplicationError(
-            "That username is reserved.", fields={"username": ["That username is reserved."]}
-        )
+        message = gettext("That username is reserved.")
+        raise ApplicationError(message, fields={"username": [message]})
     if User.objects.filter(username__iexact=username).exists():
-        raise UsernameTakenError(
-            "That username is taken.", fields={"username": ["That username is taken."]}
-        )
+        message = gettext("That username is taken.")
+        raise UsernameTakenError(message, fields={"username": [message]})
     candidate = User(username=username, email=email)
     if guest is not None:
         candidate = _guest_locked(guest)
@@ -119,9 +118,8 @@ def user_register(
         with transaction.atomic():
             candidate.save()
     except IntegrityError:
-        raise UsernameTakenError(
-            "That username is taken.", fields={"username": ["That username is taken."]}
-        ) from None
+        message = gettext("That username is taken.")
+        raise UsernameTakenError(message, fields={"username": [message]}) from None
     if guest is not None:
         tokens.token_revoke_all(user=candidate)
     token, key = tokens.token_create(user=candidate)
@@ -136,7 +134,7 @@ def _guest_locked(guest: User) -> User:
     row = User.objects.select_for_update().filter(pk=guest.pk, is_guest=True, is_active=True)
     locked = row.first()
     if locked is None:
-        raise AuthenticationFailed("This guest session has ended: reload the page.")
+        raise AuthenticationFailed(gettext("This guest session has ended: reload the page."))
     return locked
 
 
@@ -201,7 +199,7 @@ def user_login(
         if getattr(request, "axes_locked_out", False):
             seconds = lockout.lockout_seconds_left(request=request, credentials={"username": name})
             raise LoginLockedError(lockout.locked_message(seconds), retry_after=seconds)
-        raise InvalidCredentialsError("Wrong username or password.")
+        raise InvalidCredentialsError(gettext("Wrong username or password."))
     token, key = tokens.token_create(user=user)
     return user, token, key
 
@@ -220,22 +218,27 @@ def user_logout_all(*, user: User) -> int:
     return tokens.token_revoke_all(user=user)
 
 
-def user_password_reset_request(*, email: str, domain: str, use_https: bool) -> None:
+def user_password_reset_request(
+    *, email: str, domain: str, use_https: bool, language: str = settings.LANGUAGE_CODE
+) -> None:
     """Have a password reset link e-mailed to the accounts with this address, if any.
 
     Sends a task and looks nothing up here, so the caller's answer takes the same time whether
     or not the address belongs to an account. `domain` (the request's host, checked against
-    ALLOWED_HOSTS) and `use_https` make the link.
+    ALLOWED_HOSTS) and `use_https` make the link; the e-mail is written in `language` (the
+    asking request's).
 
     :raises MailUnavailableError: the task queue cannot take the request (Redis down); the
         same answer for every address.
     """
     try:
-        password_reset_queue(email, domain, use_https)
+        password_reset_queue(email, domain, use_https, language)
     except OperationalError:  # kombu's: the broker is away
         logger.warning("password reset: the task queue did not answer", exc_info=True)
         raise MailUnavailableError(
-            "Password reset e-mails cannot be sent just now; please try again in a few minutes."
+            gettext(
+                "Password reset e-mails cannot be sent just now; please try again in a few minutes."
+            )
         ) from None
 
 
@@ -248,26 +251,30 @@ class _ResetForm(PasswordResetForm):
                 yield user
 
 
-def user_password_reset_send(*, email: str, domain: str, use_https: bool) -> None:
+def user_password_reset_send(
+    *, email: str, domain: str, use_https: bool, language: str = settings.LANGUAGE_CODE
+) -> None:
     """E-mail a reset link to each active account with this address (any case) and a usable
     password, unless one was sent to it in the last PASSWORD_RESET_MAIL_INTERVAL_S seconds.
 
     The link, `<scheme>://<domain>/password-reset/<uid>/<token>`, carries Django's
     `default_token_generator` token: it expires after PASSWORD_RESET_TIMEOUT and stops working
     once the password changes or the account signs in on the site. An address that is not
-    well formed, or matches no account, sends nothing.
+    well formed, or matches no account, sends nothing. The subject and the text are in
+    `language` (one of settings.LANGUAGES; another falls back to English).
     """
     form = _ResetForm({"email": email})
     if not form.is_valid():
         return
-    form.save(
-        domain_override=domain,
-        use_https=use_https,
-        token_generator=default_token_generator,
-        subject_template_name=PASSWORD_RESET_SUBJECT_TEMPLATE,
-        email_template_name=PASSWORD_RESET_EMAIL_TEMPLATE,
-        extra_email_context={"valid_minutes": settings.PASSWORD_RESET_TIMEOUT // 60},
-    )
+    with translation.override(language):
+        form.save(
+            domain_override=domain,
+            use_https=use_https,
+            token_generator=default_token_generator,
+            subject_template_name=PASSWORD_RESET_SUBJECT_TEMPLATE,
+            email_template_name=PASSWORD_RESET_EMAIL_TEMPLATE,
+            extra_email_context={"valid_minutes": settings.PASSWORD_RESET_TIMEOUT // 60},
+        )
 
 
 def _reset_link_user(*, uid: str, token: str) -> User:
@@ -282,7 +289,7 @@ def _reset_link_user(*, uid: str, token: str) -> User:
     except (TypeError, ValueError, OverflowError, User.DoesNotExist):
         user = None
     if user is None or not default_token_generator.check_token(user, token):
-        message = "This password reset link is invalid or has expired. Ask for a new one."
+        message = gettext("This password reset link is invalid or has expired. Ask for a new one.")
         raise InvalidResetLinkError(message, fields={"token": [message]})
     return user
 

@@ -9,13 +9,16 @@ from games import services as game_services
 
 
 @shared_task(soft_time_limit=60, time_limit=90)
-def send_password_reset(email: str, domain: str, use_https: bool) -> None:
-    """E-mail the reset links for `email` (`accounts.services.user_password_reset_send`).
+def send_password_reset(email: str, domain: str, use_https: bool, language: str = "en") -> None:
+    """E-mail the reset links for `email`, in `language` (`accounts.services.
+    user_password_reset_send`). `language` has a default for tasks queued before it existed.
 
     Not `acks_late`: a run that dies after sending is not repeated, so nobody gets the e-mail
     twice; at worst it is not sent and the player asks again.
     """
-    services.user_password_reset_send(email=email, domain=domain, use_https=use_https)
+    services.user_password_reset_send(
+        email=email, domain=domain, use_https=use_https, language=language
+    )
 
 
 @shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
@@ -35,7 +38,7 @@ def purge_idle_guests() -> tuple[int, int]:
     return services.guests_purge()
 
 
-def password_reset_queue(email: str, domain: str, use_https: bool) -> None:
+def password_reset_queue(email: str, domain: str, use_https: bool, language: str) -> None:
     """Send `send_password_reset` now (`services.password_reset_queue`, connected in
     `accounts.apps`); kombu's OperationalError when the broker is away."""
-    send_password_reset.delay(email, domain, use_https)
+    send_password_reset.delay(email, domain, use_https, language)

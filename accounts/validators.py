@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
 
 
 class NotOnlySpacesValidator:
@@ -13,7 +14,7 @@ class NotOnlySpacesValidator:
     Django's validators let twelve spaces through: long enough, not common, not numeric.
     """
 
-    message = "Your password can't be only spaces."
+    message = _("Your password can't be only spaces.")
 
     def validate(self, password: str, user: Any = None) -> None:
         """:raises ValidationError: the password is nothing but white space."""
@@ -21,4 +22,4 @@ class NotOnlySpacesValidator:
             raise ValidationError(self.message, code="password_only_spaces")
 
     def get_help_text(self) -> str:
-        return "Your password can't be only spaces."
+        return str(self.message)

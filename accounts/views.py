@@ -9,6 +9,8 @@ from django.conf import settings
 from django.contrib.auth import login as session_login
 from django.contrib.auth import logout as session_logout
 from django.middleware.csrf import get_token
+from django.utils import translation
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from knox.models import AuthToken
 from rest_framework import serializers, status
@@ -91,7 +93,9 @@ class RegisterView(APIView):
         def validate_username(self, value: str) -> str:
             if not USERNAME_RE.match(value):
                 raise serializers.ValidationError(
-                    "Use letters, digits, '_', '.' or '-', starting with a letter or digit."
+                    gettext(
+                        "Use letters, digits, '_', '.' or '-', starting with a letter or digit."
+                    )
                 )
             return value
 
@@ -165,8 +169,9 @@ class PasswordResetView(APIView):
             email=data.validated_data["email"],
             domain=request.get_host(),
             use_https=request.is_secure(),
+            language=translation.get_language(),
         )
-        detail = "If an account has this e-mail address, a reset link is on its way to it."
+        detail = gettext("If an account has this e-mail address, a reset link is on its way to it.")
         return Response({"detail": detail}, status=status.HTTP_202_ACCEPTED)
 
 
@@ -219,8 +224,10 @@ class GuestView(APIView):
             return Response({"user": UserSerializer(request.user).data})
         if not _wants_session(request):
             raise PermissionDenied(
-                "A guest plays in a browser session: send the CSRF cookie and the "
-                "X-CSRFToken header (GET /api/v1/auth/csrf)."
+                gettext(
+                    "A guest plays in a browser session: send the CSRF cookie and the "
+                    "X-CSRFToken header (GET /api/v1/auth/csrf)."
+                )
             )
         user, token = services.guest_create()
         _start_session(request, user, token)

@@ -16,6 +16,7 @@ import orjson
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
+from django.utils.translation import gettext
 from rest_framework import exceptions, parsers, renderers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
@@ -70,9 +71,9 @@ def _first_message(detail: Any) -> str:
         for key, value in detail.items():
             text = _first_message(value)
             return text if key in ("non_field_errors", "detail") else f"{key}: {text}"
-        return "Invalid input."
+        return gettext("Invalid input.")
     if isinstance(detail, list):
-        return _first_message(detail[0]) if detail else "Invalid input."
+        return _first_message(detail[0]) if detail else gettext("Invalid input.")
     return str(detail)
 
 
@@ -116,7 +117,7 @@ def _error_response(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, RequestDataTooBig):
         set_rollback()
         return Response(
-            error_body("request_too_large", "The request body is too large."),
+            error_body("request_too_large", gettext("The request body is too large.")),
             status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
     if isinstance(exc, ApplicationError):
@@ -154,7 +155,7 @@ def _error_response(exc: Exception, context: dict[str, Any]) -> Response:
     set_rollback()
     logger.error("Unhandled error in %s", context.get("view"), exc_info=exc)
     return Response(
-        error_body("server_error", "Something went wrong on our side. Please try again."),
+        error_body("server_error", gettext("Something went wrong on our side. Please try again.")),
         status=status.HTTP_500_INTERNAL_SERVER_ERROR,
     )
 
@@ -167,7 +168,8 @@ class PagePagination(PageNumberPagination):
     def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> Any:
         raw = request.query_params.get(self.page_query_param)
         if raw is not None and raw != "last" and not (raw.isascii() and raw.isdigit()):
-            raise exceptions.ValidationError({"page": ["A page number is a positive integer."]})
+            message = gettext("A page number is a positive integer.")
+            raise exceptions.ValidationError({"page": [message]})
         return super().paginate_queryset(queryset, request, view)
 
 
@@ -344,7 +346,8 @@ class FastJSONParser(parsers.JSONParser):
         try:
             return orjson.loads(stream.read())
         except orjson.JSONDecodeError as exc:
-            raise exceptions.ParseError(f"JSON parse error - {exc}") from None
+            message = gettext("The body is not valid JSON: %(error)s") % {"error": exc}
+            raise exceptions.ParseError(message) from None
 
 
 class FastJSONRenderer(renderers.JSONRenderer):
@@ -385,28 +388,28 @@ def _django_error(request: HttpRequest, code: str, message: str, status_code: in
 
 
 def handler400(request: HttpRequest, exception: Exception | None = None) -> Any:
-    return _django_error(request, "invalid", "Bad request.", 400)
+    return _django_error(request, "invalid", gettext("Bad request."), 400)
 
 
 def handler403(request: HttpRequest, exception: Exception | None = None) -> Any:
-    return _django_error(request, "permission_denied", "You may not do that.", 403)
+    return _django_error(request, "permission_denied", gettext("You may not do that."), 403)
 
 
 def handler404(request: HttpRequest, exception: Exception | None = None) -> Any:
-    return _django_error(request, "not_found", "Not found.", 404)
+    return _django_error(request, "not_found", gettext("Not found."), 404)
 
 
 def handler500(request: HttpRequest) -> Any:
     return _django_error(
-        request, "server_error", "Something went wrong on our side. Please try again.", 500
+        request, "server_error", gettext("Something went wrong on our side. Please try again."), 500
     )
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> Any:
     """CSRF_FAILURE_VIEW: a refused form post, in the error format on API paths."""
-    return _django_error(
-        request, "csrf_failed", f"CSRF check failed: {reason or 'missing token'}.", 403
-    )
+    # Django's `reason` is a developer's text, in English: it stays out of the message.
+    message = gettext("The form's security check failed (CSRF): reload the page and try again.")
+    return _django_error(request, "csrf_failed", message, 403)
 
 
 def paginated_response(*, request: Any, view: Any, queryset: Any, item: Any) -> Response:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 
 class StrictCharField(serializers.CharField):
     """A CharField that refuses numbers, booleans, lists and objects instead of str()-ing them."""
 
-    default_error_messages = {"invalid": "Must be a string."}
+    default_error_messages = {"invalid": _("Must be a string.")}
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
@@ -21,7 +22,7 @@ class StrictCharField(serializers.CharField):
 class StrictIntegerField(serializers.IntegerField):
     """An IntegerField that refuses strings, floats and booleans."""
 
-    default_error_messages = {"invalid": "Must be an integer."}
+    default_error_messages = {"invalid": _("Must be an integer.")}
 
     def to_internal_value(self, data: Any) -> int:
         if isinstance(data, bool) or not isinstance(data, int):
@@ -32,7 +33,7 @@ class StrictIntegerField(serializers.IntegerField):
 class StrictBooleanField(serializers.BooleanField):
     """A BooleanField that takes only JSON's true and false, not "yes", 1 or "true"."""
 
-    default_error_messages = {"invalid": "Must be true or false."}
+    default_error_messages = {"invalid": _("Must be true or false.")}
 
     def to_internal_value(self, data: Any) -> bool:
         if not isinstance(data, bool):

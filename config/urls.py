@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path, register_converter
+from django.utils.translation import gettext
 from drf_spectacular.views import SpectacularAPIView
 
 from config.api import error_body
@@ -14,7 +15,7 @@ register_converter(NameConverter, "name")
 
 def api_not_found(request: HttpRequest) -> JsonResponse:
     """Unknown API paths answer in the error format, with debug on or off."""
-    return JsonResponse(error_body("not_found", "No such API endpoint."), status=404)
+    return JsonResponse(error_body("not_found", gettext("No such API endpoint.")), status=404)
 
 
 api_v1 = [

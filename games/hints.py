@@ -24,6 +24,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import gettext
 
 from accounts.authentication import user_check_active
 from config.api import ApplicationError, ForbiddenError
@@ -68,9 +69,9 @@ def game_hint(*, game: Game) -> dict[str, Any]:
     """
     user_check_active(user_id=game.user_id)
     if game.daily_id is not None:
-        raise ForbiddenError("No hints in a ranked daily attempt.")
+        raise ForbiddenError(gettext("No hints in a ranked daily attempt."))
     if game.is_over:
-        raise GameOverError(f"The game is over ({game.status}); there is nothing to hint.")
+        raise GameOverError(gettext("This game is over: there is nothing to hint."))
     state = game_state(game)
     line_key = f"{HINT_LINE_KEY}:{game.pk}"
     no_line_key = f"{NO_LINE_KEY}:{_position_digest(game, state)}"
@@ -110,7 +111,8 @@ def _one_search_per_player(user_id: int) -> Iterator[None]:
             cache_failed("hint search mark")
     if mine is False:
         raise HintBusyError(
-            "Your last hint is still being worked out; ask again in a moment.", retry_after=1
+            gettext("Your last hint is still being worked out; ask again in a moment."),
+            retry_after=1,
         )
     try:
         yield

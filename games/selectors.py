@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts.models import User
 from games import engine
@@ -41,7 +42,7 @@ def game_get_for_owner(*, game_id: int, user: User) -> Game:
     """
     game = Game.objects.select_related("deal", "daily").filter(pk=game_id, user=user).first()
     if game is None:
-        raise GameNotFoundError("No such game.")
+        raise GameNotFoundError(gettext("No such game."))
     return game
 
 
@@ -52,7 +53,7 @@ def game_get_visible(*, game_id: int, user: User | AnonymousUser) -> Game:
     """
     game = Game.objects.select_related("deal", "daily").filter(pk=game_id).first()
     if game is None or not _visible_to(game, user):
-        raise GameNotFoundError("No such game.")
+        raise GameNotFoundError(gettext("No such game."))
     return game
 
 
@@ -112,7 +113,7 @@ def game_replay_visible(*, game_id: int, user: User | AnonymousUser) -> Game:
     """
     game = Game.objects.select_related("deal", "daily").filter(pk=game_id).first()
     if game is None or not game.is_over or not _visible_to(game, user):
-        raise GameNotFoundError("No such game, or its replay is not available yet.")
+        raise GameNotFoundError(gettext("No such game, or its replay is not available yet."))
     return game
 
 

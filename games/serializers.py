@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
@@ -131,25 +132,31 @@ class StartGameSerializer(serializers.Serializer[dict[str, Any]]):
 
     def validate_draw(self, value: int) -> int:
         if value not in (1, 3):
-            raise serializers.ValidationError("Draw 1 or draw 3.")
+            raise serializers.ValidationError(gettext("Draw 1 or draw 3."))
         return value
 
     def validate_preset(self, value: str) -> str:
         preset = value.upper()
         if preset not in ("N", "V", "C", "R"):
-            raise serializers.ValidationError("A preset is N, V, C or R.")
+            raise serializers.ValidationError(gettext("A preset is N, V, C or R."))
         return preset
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         has_code = "code" in attrs
         has_random = "draw" in attrs or "preset" in attrs
         if has_code == has_random:
-            raise serializers.ValidationError("Give either a deal code, or draw and preset.")
+            raise serializers.ValidationError(
+                gettext("Give either a deal code, or draw and preset.")
+            )
         if has_random and not ("draw" in attrs and "preset" in attrs):
-            raise serializers.ValidationError("A random deal needs both draw and preset.")
+            raise serializers.ValidationError(gettext("A random deal needs both draw and preset."))
         if has_code and "winnable" in attrs:
             raise serializers.ValidationError(
-                {"winnable": ["Only a random deal (draw and preset) can be asked winnable."]}
+                {
+                    "winnable": [
+                        gettext("Only a random deal (draw and preset) can be asked winnable.")
+                    ]
+                }
             )
         return attrs
 
@@ -175,11 +182,17 @@ class ActionInputSerializer(ActionBodySerializer):
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if not isinstance(data, dict):
-            raise serializers.ValidationError({"non_field_errors": ["An action is a JSON object."]})
+            raise serializers.ValidationError(
+                {"non_field_errors": [gettext("An action is a JSON object.")]}
+            )
         seq = data.get("seq")
         if type(seq) is not int or seq < 0:
             raise serializers.ValidationError(
-                {"seq": ["Required: the number of actions you have seen, an integer >= 0."]}
+                {
+                    "seq": [
+                        gettext("Required: the number of actions you have seen, an integer >= 0.")
+                    ]
+                }
             )
         try:
             action = engine.action_from_dict(data)

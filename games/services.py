@@ -16,6 +16,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext
 from knox.models import AuthToken
 from rest_framework.exceptions import AuthenticationFailed
 
@@ -45,6 +46,7 @@ from games.game_sql import (
     move_commit,
 )
 from games.models import Action, DailyDeal, Deal, Game
+from games.refusals import refusal_message
 
 logger = logging.getLogger("games.services")
 
@@ -137,7 +139,9 @@ def _applied(game: Game, action: engine.Action) -> tuple[engine.GameState, engin
             state = _replay(game, _log_notations(game)).state
             return state, state.apply(action)
     except engine.IllegalMoveError as exc:
-        raise IllegalMoveApiError(str(exc), reason=exc.reason, details=exc.details) from None
+        raise IllegalMoveApiError(
+            refusal_message(exc), reason=exc.reason, details=exc.details
+        ) from None
 
 
 def game_create(
@@ -149,8 +153,10 @@ def game_create(
     """
     if kind == Game.Kind.DAILY and user.is_guest:
         raise AccountRequiredError(
-            "Ranked daily challenges need an account: sign up (free) to play them; your "
-            "games so far stay yours."
+            gettext(
+                "Ranked daily challenges need an account: sign up (free) to play them; your "
+                "games so far stay yours."
+            )
         )
     state = engine.GameState.new(engine.Deal.from_dict(deal.layout), rules)
     game = Game.objects.create(
@@ -187,11 +193,17 @@ def game_start(
         try:
             deal_code = engine.DealCode.parse(code)
         except engine.DealCodeError as exc:
-            raise ApplicationError(str(exc), fields={"code": [str(exc)]}) from None
+            message = gettext(
+                "That is not a deal code: a code looks like KL1-D1N-AAAAAAG (draw D1 or D3, "
+                "preset N, V, C or R)."
+            )
+            raise ApplicationError(message, fields={"code": [message, str(exc)]}) from None
         if pool.deal_number_is_open_daily(deal_code.number):
             raise DailyDealOpenError(
-                "This deal is an open daily challenge; play it from the daily page, or as a "
-                "casual game once its board is final."
+                gettext(
+                    "This deal is an open daily challenge; play it from the daily page, or as "
+                    "a casual game once its board is final."
+                )
             )
     else:
         assert draw is not None and preset is not None
@@ -302,18 +314,20 @@ def _check_playable(
     """The game, if `seq` may be applied to it now."""
     if game is None:
         _check_token(token)
-        raise GameNotFoundError("No such game.")
+        raise GameNotFoundError(gettext("No such game."))
     if seq != game.seq:
         raise SeqMismatchError(
-            f"This game's log has {game.seq} actions, not {seq}: reload the game.",
+            gettext("This game moved on (another tab or device?): reload it."),
             expected=game.seq,
         )
     if game.is_over:
-        raise GameOverError(f"The game is over ({game.status}); no action applies any more.")
+        raise GameOverError(gettext("This game is over: no action applies any more."))
     if game.daily is not None and not clock.accepts_play(game.daily.date, now):
         raise GameOverError(
-            "The daily challenge has closed (games may be finished until 01:00 UTC); "
-            "this attempt is recorded as it stands."
+            gettext(
+                "The daily challenge has closed (games may be finished until 01:00 UTC); "
+                "this attempt is recorded as it stands."
+            )
         )
     return game
 
@@ -373,7 +387,7 @@ def game_action_apply(
         _live_games.discard(game_id)
         # Says why: the token, the game's end or its closed board; else another action won.
         _check_playable(game_read(game_id=game_id, user=user, token=token), seq, now, token)
-        raise SeqMismatchError("Another action was applied first: reload the game.")
+        raise SeqMismatchError(gettext("Another action was applied first: reload the game."))
     _keep_live(game)
     return game, state
 
@@ -451,7 +465,9 @@ def _check_by_replay(game: Game, live: engine.GameState, log: list[str]) -> None
     reason = game_replay_disagreement(game=game, log=log, live=live)
     if reason:
         logger.error("game %s: %s", game.pk, reason)
-        raise ReplayMismatchError("The game's replay disagrees with play; the result was refused.")
+        raise ReplayMismatchError(
+            gettext("The game's replay disagrees with play; the result was refused.")
+        )
 
 
 # Per position the analysis may try; a binary search tries about log2(actions) positions.

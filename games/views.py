@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 
 from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from knox.models import AuthToken
@@ -53,7 +54,9 @@ class GameListCreateView(APIView):
     )
     def get(self, request: Request) -> Response:
         if request.query_params.get("mine", "1") != "1":
-            raise serializers.ValidationError({"mine": ["Only your own games are listed: mine=1."]})
+            raise serializers.ValidationError(
+                {"mine": [gettext("Only your own games are listed: mine=1.")]}
+            )
         return paginated_response(
             request=request,
             view=self,

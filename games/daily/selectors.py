@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.db.models import Count
+from django.utils.translation import gettext, ngettext
 
 from accounts.models import User
 from config.api import NotFoundError
@@ -49,7 +50,7 @@ def daily_day(*, day: date, user: User | AnonymousUser, now: datetime) -> dict[s
         .order_by("mode")
     )
     if not dailies:
-        raise NotFoundError(f"No daily challenges on {day}.")
+        raise NotFoundError(gettext("No daily challenges on %(day)s.") % {"day": day})
     mine = (
         {g.daily_id: g for g in Game.objects.filter(user=user, daily__in=dailies)}
         if user.is_authenticated
@@ -128,7 +129,14 @@ def daily_leaderboard(
     page = page or 1
     pages = max(1, -(-count // PAGE_SIZE))
     if page > pages:
-        raise NotFoundError(f"Page {page} is past the end ({pages} pages).")
+        raise NotFoundError(
+            ngettext(
+                "Page %(page)s is past the end (%(pages)s page).",
+                "Page %(page)s is past the end (%(pages)s pages).",
+                pages,
+            )
+            % {"page": page, "pages": pages}
+        )
     first = (page - 1) * PAGE_SIZE + 1
     rows = (
         LeaderboardEntry.objects.filter(

@@ -16,6 +16,7 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.backends.utils import CursorWrapper
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts.authentication import user_check_active
 from accounts.models import User
@@ -62,7 +63,8 @@ def daily_mode_check(mode: str) -> str:
     normalized = mode.upper()
     if normalized not in settings.DAILY_MODES:
         raise DailyNotFoundError(
-            f"No daily challenge in mode {mode!r}; the modes are {', '.join(settings.DAILY_MODES)}."
+            gettext("No daily challenge in mode %(mode)s; the modes are %(modes)s.")
+            % {"mode": repr(mode), "modes": ", ".join(settings.DAILY_MODES)}
         )
     return normalized
 
@@ -93,7 +95,9 @@ def _winnable_deal(*, day: date, mode: str) -> tuple[int, list[str]]:
         if isinstance(verdict, solver.Solved):
             return number, [engine.format_action(a) for a in verdict.actions]
         number = (number + 1) % (engine.MAX_NUMBER + 1)
-    raise ApplicationError(f"No winnable deal found for {day} {mode}.")  # never seen in practice
+    raise ApplicationError(  # never seen in practice
+        gettext("No winnable deal found for %(day)s %(mode)s.") % {"day": day, "mode": mode}
+    )
 
 
 def daily_deal_get_or_create(*, day: date, mode: str) -> DailyDeal:
@@ -148,7 +152,9 @@ def daily_board_get(*, day: date, mode: str, now: datetime) -> DailyDeal:
         return daily_deal_get_or_create(day=day, mode=mode)
     daily = DailyDeal.objects.filter(date=day, mode=mode).select_related("deal").first()
     if daily is None:
-        raise DailyNotFoundError(f"No daily challenge {mode} on {day}.")
+        raise DailyNotFoundError(
+            gettext("No daily challenge %(mode)s on %(day)s.") % {"mode": mode, "day": day}
+        )
     if (
         not daily.is_final
         and clock.is_due_final(day, now)
@@ -186,13 +192,15 @@ def daily_start(
     mode = daily_mode_check(mode)
     now = timezone.now()
     if not clock.accepts_starts(day, now):
-        raise DailyNotFoundError(f"The {day} challenges are not open for new attempts.")
+        raise DailyNotFoundError(
+            gettext("The %(day)s challenges are not open for new attempts.") % {"day": day}
+        )
     daily = daily_deal_get_or_create(day=day, mode=mode)
     game = _attempt(user=user, daily=daily)
     if game is not None:
         if game.is_over:
             raise AlreadyPlayedError(
-                "You have played this daily challenge: one ranked attempt per player.",
+                gettext("You have played this daily challenge: one ranked attempt per player."),
                 game=game.pk,
             )
         return game, False

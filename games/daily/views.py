@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -36,12 +37,14 @@ def _day(value: str) -> date:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise serializers.ValidationError({"date": ["A date is written YYYY-MM-DD."]}) from None
+        raise serializers.ValidationError(
+            {"date": [gettext("A date is written YYYY-MM-DD.")]}
+        ) from None
 
 
 def _not_future(day: date) -> date:
     if day > clock.today(timezone.now()):
-        raise NotFoundError(f"No daily challenges on {day} yet.")
+        raise NotFoundError(gettext("No daily challenges on %(day)s yet.") % {"day": day})
     return day
 
 

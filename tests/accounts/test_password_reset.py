@@ -277,3 +277,23 @@ def test_the_pages_render_and_load_the_sites_module(client):
     assert "csrftoken" in confirm.cookies
 
     assert 'href="/password-reset"' in client.get("/signin").content.decode()
+
+
+def test_the_email_is_in_the_language_of_the_request_that_asked_for_it(api_client, dora, settings):
+    """The e-mail is sent by a task, outside the request: the request's language goes with it."""
+    assert _ask(api_client, "dora@example.com", HTTP_ACCEPT_LANGUAGE="hr").status_code == 202
+    message = mail.outbox[0]
+    assert message.subject == "Nova lozinka za Klondike Daily"
+    assert message.body.startswith("Pozdrav, Dora,")
+    minutes = settings.PASSWORD_RESET_TIMEOUT // 60  # 60: Croatian's third plural form
+    assert f"u roku od {minutes} minuta:" in message.body
+    assert "Poveznica vrijedi jednom." in message.body
+    assert "Someone asked" not in message.body
+    _link(message)
+
+
+def test_the_email_of_an_english_request_is_english(api_client, dora, settings):
+    assert _ask(api_client, "dora@example.com", HTTP_ACCEPT_LANGUAGE="de, en").status_code == 202
+    message = mail.outbox[0]
+    assert message.subject == "Reset your Klondike Daily password"
+    assert f"within {settings.PASSWORD_RESET_TIMEOUT // 60} minutes:" in message.body

@@ -238,7 +238,8 @@ def test_the_api_message_follows_accept_language_and_the_code_never_changes(clie
     }
     assert {error["code"] for error in errors.values()} == {"not_authenticated"}
     assert errors["en"]["message"] == "Authentication credentials were not provided."
-    # DRF ships sk and pl catalogs, not hr (docs/i18n.md): a Croatian client reads English.
+    # DRF ships sk and pl catalogs, not hr: ours has DRF's messages (config/drf_messages.py).
+    assert errors["hr"]["message"] == "Podaci za prijavu nisu poslani."
     assert errors["sk"]["message"] == "Prihlasovacie údaje neboli zadané."
     assert errors["pl"]["message"] == "Nie podano danych uwierzytelniających."
     for lang in TRANSLATED:

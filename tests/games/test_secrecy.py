@@ -77,9 +77,11 @@ def test_error_for_a_named_card_does_not_say_where_it_is(start, act):
     game = start()
     face_down_here = act(game, action="move", from_="t5", to="t4", card="7D").json()
     elsewhere = act(game, action="move", from_="t5", to="t4", card="7C").json()
-    assert face_down_here["error"]["message"].replace("7D", "X") == elsewhere["error"][
+    # The message writes the card as players do (7♦), the details in notation (7D).
+    assert face_down_here["error"]["message"].replace("7♦", "X") == elsewhere["error"][
         "message"
-    ].replace("7C", "X")
+    ].replace("7♣", "X")
+    assert face_down_here["error"]["details"] == {**elsewhere["error"]["details"], "card": "7D"}
 
 
 def test_fixture_knows_the_hidden_cards(start):
