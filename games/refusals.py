@@ -18,16 +18,16 @@ from games.engine import IllegalMoveError
 _GLYPHS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _FOUNDATION_SUITS = "SHDC"  # f1..f4, the engine's suit order
 
-Details = Mapping[str, object]
+Details = Mapping[str, str | int]
 
 
-def card_label(card: object) -> str:
+def card_label(card: str | int) -> str:
     """'5♦', '10♥': a card as players write it, from its notation ('5D', '10H')."""
     text = str(card)
     return text[:-1] + _GLYPHS.get(text[-1:], text[-1:])
 
 
-def _suit(card: object) -> str:
+def _suit(card: str | int) -> str:
     return _GLYPHS.get(str(card)[-1:], "")
 
 
@@ -52,12 +52,14 @@ def _foundation_order(d: Details) -> str:
         return gettext(
             "%(card)s can't go on its foundation yet: a foundation builds up from the ace "
             "to the king, and %(next)s comes first"
-        ) % {"card": card_label(d.get("card")), "next": card_label(d["next"])}
-    return gettext("%(card)s is already on its foundation") % {"card": card_label(d.get("card"))}
+        ) % {"card": card_label(d.get("card", "")), "next": card_label(d["next"])}
+    return gettext("%(card)s is already on its foundation") % {
+        "card": card_label(d.get("card", ""))
+    }
 
 
 def _no_pass_left(d: Details) -> str:
-    passes = int(str(d.get("passes", 0)))
+    passes = int(d.get("passes", 0))
     return ngettext(
         "No pass left: these rules allow %(passes)s pass through the stock",
         "No pass left: these rules allow %(passes)s passes through the stock",
@@ -66,7 +68,7 @@ def _no_pass_left(d: Details) -> str:
 
 
 def _undo_limit(d: Details) -> str:
-    limit = int(str(d.get("limit", 0)))
+    limit = int(d.get("limit", 0))
     return ngettext(
         "Undo reaches back at most %(limit)s action",
         "Undo reaches back at most %(limit)s actions",
