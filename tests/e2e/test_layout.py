@@ -221,3 +221,18 @@ def test_the_leaderboard_shows_every_column_on_a_phone(page: Any) -> None:
         assert right <= PHONE["width"], (label, right, heads)  # Undos and Time included
     scroll = page.eval_on_selector(".table-scroll", "n => [n.scrollWidth, n.clientWidth]")
     assert scroll[0] <= scroll[1], (scroll, heads)  # nothing to scroll to
+
+
+def test_the_new_game_dialog_fits_a_landscape_phone(page: Any) -> None:
+    """Its Deal button is on screen without scrolling the dialog (it was below its fold)."""
+    sign_up(page)
+    page.set_viewport_size({"width": 844, "height": 390})
+    page.goto("/play")
+    page.wait_for_selector("#new-game-dialog[open]")
+    settle(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "new-game-844x390.png"))
+    deal = page.eval_on_selector("[data-start]", "n => n.getBoundingClientRect().toJSON()")
+    assert deal["bottom"] <= 390, deal
+    scroll = page.eval_on_selector("#new-game-dialog", "n => [n.scrollHeight, n.clientHeight]")
+    assert scroll[0] <= scroll[1], scroll
