@@ -131,6 +131,9 @@ def _error_response(exc: Exception, context: dict[str, Any]) -> Response:
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, exceptions.PermissionDenied) and str(exc.detail).startswith("CSRF Fail"):
+        # DRF's session check writes "CSRF Failed: <Django's reason>", untranslated.
+        exc = exceptions.PermissionDenied(_csrf_message())
 
     if isinstance(exc, exceptions.APIException):
         set_rollback()
@@ -408,8 +411,11 @@ def handler500(request: HttpRequest) -> Any:
 def csrf_failure(request: HttpRequest, reason: str = "") -> Any:
     """CSRF_FAILURE_VIEW: a refused form post, in the error format on API paths."""
     # Django's `reason` is a developer's text, in English: it stays out of the message.
-    message = gettext("The form's security check failed (CSRF): reload the page and try again.")
-    return _django_error(request, "csrf_failed", message, 403)
+    return _django_error(request, "csrf_failed", _csrf_message(), 403)
+
+
+def _csrf_message() -> str:
+    return gettext("The form's security check failed (CSRF): reload the page and try again.")
 
 
 def paginated_response(*, request: Any, view: Any, queryset: Any, item: Any) -> Response:

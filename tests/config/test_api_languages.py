@@ -4,6 +4,7 @@ Accept-Language, `code` never changes."""
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 pytestmark = pytest.mark.django_db
 
@@ -131,3 +132,20 @@ def test_throttled_in_each_language(api_client, settings, lang):
     error = _error(again, 429, "throttled")
     assert error["message"].startswith(MESSAGES["throttled"][lang])
     assert error["retry_after"] > 0
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "The form's security check failed (CSRF): reload the page and try again."),
+        ("hr", "Sigurnosna provjera obrasca nije uspjela (CSRF): ponovno učitajte stranicu i"),
+    ],
+)
+def test_a_refused_csrf_check_in_each_language(lang, text):
+    """DRF's session check words its refusal in English; ours says it in the player's language."""
+    browser = Client(enforce_csrf_checks=True)
+    browser.get("/api/v1/auth/csrf")  # the cookie; a cross-site form sends no header
+    refused = browser.post(
+        "/api/v1/auth/guest", content_type="application/json", HTTP_ACCEPT_LANGUAGE=lang
+    )
+    assert _error(refused, 403, "permission_denied")["message"].startswith(text)
