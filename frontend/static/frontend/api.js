@@ -1,4 +1,5 @@
 // The page's only door to the server: the public JSON API, with the session cookie and CSRF.
+import { gettext, interpolate } from "./i18n.js";
 
 function csrfToken() {
   const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
@@ -54,14 +55,15 @@ export function formatClock(ms) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
 
-const PRESET_NAMES = { N: "Normal", V: "Vegas", C: "Classic", R: "Relaxed" };
+// Functions, so that each name is looked up in the catalog when it is shown.
+const PRESET_NAMES = { N: () => gettext("Normal"), V: () => gettext("Vegas"), C: () => gettext("Classic"), R: () => gettext("Relaxed") };
 
 /** "Draw 3 · Vegas" from a rules object or a mode like "D3V". */
 export function modeName(rulesOrMode) {
   const [draw, preset] = typeof rulesOrMode === "string"
     ? [rulesOrMode[1], rulesOrMode[2]]
     : [rulesOrMode.draw, rulesOrMode.preset];
-  return `Draw ${draw} · ${PRESET_NAMES[preset] || preset}`;
+  return interpolate(gettext("Draw %(draw)s · %(preset)s"), { draw, preset: PRESET_NAMES[preset] ? PRESET_NAMES[preset]() : preset });
 }
 
 export function el(tag, attrs = {}, ...children) {

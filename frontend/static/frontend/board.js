@@ -4,6 +4,7 @@
 // outcome it knows, draws it at once and then the answer: play.js).
 import { el } from "./api.js";
 import { SUITS, cardElement, cardName, pileName, rankValue, suitOf } from "./cards.js";
+import { formatNumber, gettext as _, interpolate as say, ngettext } from "./i18n.js";
 import { pileIn } from "./engine.js";
 import { fitColumns, measureBoard } from "./fit.js";
 
@@ -37,8 +38,8 @@ export class Board {
     // A labelled pile is a group (a div's aria-label alone is not allowed: Lighthouse, axe).
     const pileEl = (name, cls, label) => (this.piles[name] = el("div", { class: `pile ${cls}`, "data-pile": name, role: "group", "aria-label": label }));
     const top = el("div", { class: "top-row" },
-      pileEl("stock", "stock", "Stock"),
-      pileEl("waste", "waste", "Waste"),
+      pileEl("stock", "stock", _("Stock")),
+      pileEl("waste", "waste", _("Waste")),
       ...SUITS.map((s, i) => pileEl(`f${i + 1}`, `found found-${s}`, pileName(`f${i + 1}`))),
     );
     const tableau = el("div", { class: "tableau" }, ...COLUMNS.map((t) => pileEl(t, "col", pileName(t))));
@@ -46,10 +47,10 @@ export class Board {
       class: `board${options.interactive ? " interactive" : ""}`,
       tabindex: options.interactive ? "0" : null,
       role: options.interactive ? "application" : "group",
-      "aria-roledescription": "solitaire board",
+      "aria-roledescription": _("solitaire board"),
       "aria-label": options.interactive
-        ? "Game board. Arrow keys move between piles, Enter picks up and drops, Space draws. Press ? for all keys."
-        : "Board",
+        ? _("Game board. Arrow keys move between piles, Enter picks up and drops, Space draws. Press ? for all keys.")
+        : _("Board"),
     }, top, tableau);
     root.replaceChildren(this.element);
     if (options.interactive) this.wireInput();
@@ -408,7 +409,7 @@ export class Board {
     entry.single = () => {
       if (pile[0] === "f") return;
       if (isTop) this.send({ action: "tap", from: pile });
-      else this.say("Double-tap or drag to move this run.");
+      else this.say(_("Double-tap or drag to move this run."));
     };
     entry.timer = setTimeout(() => this.flushTap(), DOUBLE_TAP_MS);
     this.lastTap = entry;
@@ -559,11 +560,20 @@ export class Board {
   describeCursor() {
     const { pile, index } = this.cursor;
     const arr = this.pileArray(pile);
-    if (pile === "stock") return `Stock, ${this.state.stock} cards${this.state.stock ? "" : this.canRecycle ? ", Enter turns the waste over" : ", no passes left"}`;
-    if (!arr.length) return `${pileName(pile)}, empty`;
+    if (pile === "stock") {
+      if (this.state.stock) return say(ngettext("Stock, %(count)s card", "Stock, %(count)s cards", this.state.stock), { count: formatNumber(this.state.stock) });
+      return this.canRecycle ? _("Stock, empty, Enter turns the waste over") : _("Stock, empty, no passes left");
+    }
+    if (!arr.length) return say(_("%(pile)s, empty"), { pile: pileName(pile) });
     const downs = arr.filter((c) => c === null).length;
     const above = arr.length - 1 - index;
-    return `${pileName(pile)}: ${cardName(arr[index])}${above ? `, with ${above} on it` : ""}${downs ? `, ${downs} face down` : ""}`;
+    // One sentence per case, so that each language words it whole.
+    const values = { pile: pileName(pile), card: cardName(arr[index]), above: formatNumber(above), downs: formatNumber(downs) };
+    const format = above
+      ? (downs ? ngettext("%(pile)s: %(card)s, with %(above)s on it, %(downs)s face down", "%(pile)s: %(card)s, with %(above)s on it, %(downs)s face down", downs)
+        : _("%(pile)s: %(card)s, with %(above)s on it"))
+      : (downs ? ngettext("%(pile)s: %(card)s, %(downs)s face down", "%(pile)s: %(card)s, %(downs)s face down", downs) : "%(pile)s: %(card)s");
+    return say(format, values);
   }
 
   enter() {
@@ -572,10 +582,12 @@ export class Board {
     if (!this.picked) {
       const arr = this.pileArray(pile);
       const card = arr[index];
-      if (!card || (pile[0] !== "t" && index !== arr.length - 1)) return this.status("Nothing to pick up here.");
+      if (!card || (pile[0] !== "t" && index !== arr.length - 1)) return this.status(_("Nothing to pick up here."));
       this.picked = { pile, index };
       this.showCursor();
-      return this.status(`Picked up ${cardName(card)}${arr.length - 1 - index ? " and the cards on it" : ""}. Move to a pile and press Enter.`);
+      return this.status(say(arr.length - 1 - index
+        ? _("Picked up %(card)s and the cards on it. Move to a pile and press Enter.")
+        : _("Picked up %(card)s. Move to a pile and press Enter."), { card: cardName(card) }));
     }
     const from = this.picked;
     if (from.pile === pile) return this.cancelPick();
@@ -588,14 +600,14 @@ export class Board {
     if (!this.picked) return;
     this.picked = null;
     this.showCursor();
-    this.status("Put back.");
+    this.status(_("Put back."));
   }
 
   keyTap(action) {
     const { pile, index } = this.cursor;
     const card = this.pileArray(pile)[index];
-    if (!card || pile === "stock") return this.status("No card here.");
-    if (action === "tap" && index !== this.pileArray(pile).length - 1) return this.status("Only a top card goes to a foundation.");
+    if (!card || pile === "stock") return this.status(_("No card here."));
+    if (action === "tap" && index !== this.pileArray(pile).length - 1) return this.status(_("Only a top card goes to a foundation."));
     if (action === "tap") this.send({ action, from: pile }, this.fitsFoundation(card) ? card : null);
     else this.send({ action, from: pile, card });
   }

@@ -1,10 +1,12 @@
 // Cards as data ("10H", null for face down), as words for screen readers, and as DOM.
 import { el } from "./api.js";
+import { gettext, interpolate, ngettext } from "./i18n.js";
 
 export const SUITS = ["S", "H", "D", "C"]; // the fixed foundation order f1..f4 (rules §1)
 const SUIT_GLYPH = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const SUIT_WORD = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-const RANK_WORD = { A: "ace", J: "jack", Q: "queen", K: "king" };
+// Functions, so that each word is looked up in the catalog when it is said.
+const SUIT_WORD = { S: () => gettext("spades"), H: () => gettext("hearts"), D: () => gettext("diamonds"), C: () => gettext("clubs") };
+const RANK_WORD = { A: () => gettext("ace"), J: () => gettext("jack"), Q: () => gettext("queen"), K: () => gettext("king") };
 export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 
 export const rankOf = (card) => card.slice(0, -1);
@@ -13,16 +15,28 @@ export const rankValue = (card) => RANKS.indexOf(rankOf(card)) + 1;
 export const isRed = (card) => "HD".includes(suitOf(card));
 export const glyph = (suit) => SUIT_GLYPH[suit];
 
+/** "ace of spades", "10 of hearts" in the page's language. */
 export function cardName(card) {
-  if (!card) return "face-down card";
+  if (!card) return gettext("face-down card");
   const rank = rankOf(card);
-  return `${RANK_WORD[rank] || rank} of ${SUIT_WORD[suitOf(card)]}`;
+  return interpolate(gettext("%(rank)s of %(suit)s"), { rank: RANK_WORD[rank] ? RANK_WORD[rank]() : rank, suit: SUIT_WORD[suitOf(card)]() });
 }
 
+/** A pile in words: "column 5", "the spades foundation", "the stock". */
 export function pileName(pile) {
-  if (pile === "stock" || pile === "waste") return `the ${pile}`;
-  if (pile[0] === "f") return `the ${SUIT_WORD[SUITS[pile[1] - 1]]} foundation`;
-  return `column ${pile.slice(1)}`;
+  if (pile === "stock") return gettext("the stock");
+  if (pile === "waste") return gettext("the waste");
+  if (pile[0] === "f") return interpolate(gettext("the %(suit)s foundation"), { suit: SUIT_WORD[SUITS[pile[1] - 1]]() });
+  return interpolate(gettext("column %(number)s"), { number: pile.slice(1) });
+}
+
+/** Where a card goes, with its preposition (the pile's case differs from `pileName`'s in
+ *  Croatian, Slovak and Polish): "to column 5", "to the spades foundation". */
+export function pileTarget(pile) {
+  if (pile === "stock") return gettext("to the stock");
+  if (pile === "waste") return gettext("to the waste");
+  if (pile[0] === "f") return interpolate(gettext("to the %(suit)s foundation"), { suit: SUIT_WORD[SUITS[pile[1] - 1]]() });
+  return interpolate(gettext("to column %(number)s"), { number: pile.slice(1) });
 }
 
 /** A card drawn in CSS: a corner index that stays readable when cards overlap, and a
@@ -57,9 +71,9 @@ export function describeChange(before, after) {
   if (after.stock < before.stock && after.waste.length > before.waste.length) {
     const drawn = after.waste.slice(before.waste.length);
     // More than a draw can turn: a recycle being undone.
-    parts.push(drawn.length > 3 ? "Waste laid out again" : `Drew ${drawn.map(cardName).join(", ")}`);
+    parts.push(drawn.length > 3 ? gettext("Waste laid out again") : interpolate(gettext("Drew %(cards)s"), { cards: drawn.map(cardName).join(", ") }));
   } else if (after.stock > before.stock && after.waste.length < before.waste.length) {
-    parts.push(after.waste.length ? "Cards put back on the stock" : "Waste turned over into the stock");
+    parts.push(after.waste.length ? gettext("Cards put back on the stock") : gettext("Waste turned over into the stock"));
   }
   // Moved cards grouped by (from, to), so a run reads "9 of hearts and 2 more to column 4".
   const moves = new Map();
@@ -72,21 +86,23 @@ export function describeChange(before, after) {
     }
   }
   for (const [key, cards] of moves) {
-    const to = key.split(">")[1];
-    const more = cards.length > 1 ? ` and ${cards.length - 1} more` : "";
-    parts.push(`${cardName(cards[0])}${more} to ${pileName(to)}`);
+    const values = { card: cardName(cards[0]), to: pileTarget(key.split(">")[1]), more: cards.length - 1 };
+    // Translators: %(to)s is a place with its preposition: "to column 3".
+    parts.push(interpolate(cards.length > 1
+      ? ngettext("%(card)s and %(more)s more %(to)s", "%(card)s and %(more)s more %(to)s", cards.length - 1)
+      : gettext("%(card)s %(to)s"), values));
   }
   // Cards that were never visible and now are, outside the waste: turned up in a column.
   after.tableau.forEach((col, i) => {
     col.forEach((c, j) => {
-      if (c && !was.has(c) && before.tableau[i][j] === null) parts.push(`${cardName(c)} turned up`);
+      if (c && !was.has(c) && before.tableau[i][j] === null) parts.push(interpolate(gettext("%(card)s turned up"), { card: cardName(c) }));
     });
   });
   // Undoing a flip turns a card face down again.
   after.tableau.forEach((col, i) => {
     col.forEach((c, j) => {
       const old = before.tableau[i][j];
-      if (c === null && old) parts.push(`${cardName(old)} turned face down`);
+      if (c === null && old) parts.push(interpolate(gettext("%(card)s turned face down"), { card: cardName(old) }));
     });
   });
   const text = parts.join(", ");

@@ -4,15 +4,20 @@
 // sent it in): the server's `message` names rules sections and piles for developers.
 import { RANKS, SUITS, glyph, rankOf, suitOf } from "./cards.js";
 import { pileIn } from "./engine.js";
+import { formatNumber, gettext, interpolate, ngettext } from "./i18n.js";
+
+const _ = gettext;
+/** A translated sentence with its `%(name)s` places filled. */
+const say = (format, values) => interpolate(format, values);
 
 /** "7♠", "10♥": a card as players write it. */
-export const cardLabel = (card) => (card ? `${rankOf(card)}${glyph(suitOf(card))}` : "a face-down card");
+export const cardLabel = (card) => (card ? `${rankOf(card)}${glyph(suitOf(card))}` : _("a face-down card"));
 
 /** "column 5", "the ♠ foundation", "the waste". */
 export function pileLabel(pile) {
-  if (pile[0] === "f") return `the ${glyph(SUITS[pile[1] - 1])} foundation`;
-  if (pile[0] === "t") return `column ${pile.slice(1)}`;
-  return `the ${pile}`;
+  if (pile[0] === "f") return say(_("the %(suit)s foundation"), { suit: glyph(SUITS[pile[1] - 1]) });
+  if (pile[0] === "t") return say(_("column %(number)s"), { number: pile.slice(1) });
+  return pile === "stock" ? _("the stock") : _("the waste");
 }
 
 /** The first card an action takes from its pile in `state` (null when the page cannot see it). */
@@ -27,15 +32,15 @@ function movedCard(state, action) {
 /** A logged action as a line of the replay's move list, from the position it was played in:
  *  "7♠ → column 5", "Draw", "Undo". */
 export function actionLabel(action, state) {
-  if (action.action === "draw") return "Draw";
-  if (action.action === "recycle") return "Waste back to the stock";
-  if (action.action === "undo") return "Undo";
-  if (action.action === "resign") return "Resign";
+  if (action.action === "draw") return _("Draw");
+  if (action.action === "recycle") return _("Waste back to the stock");
+  if (action.action === "undo") return _("Undo");
+  if (action.action === "resign") return _("Resign");
   const card = movedCard(state, action);
   const count = action.count || 1;
   const what = card ? `${cardLabel(card)}${count > 1 ? ` +${count - 1}` : ""}` : pileLabel(action.from);
-  const to = action.to[0] === "f" ? "foundation" : pileLabel(action.to);
-  return `${action.auto ? "Auto: " : ""}${what} → ${to}`;
+  const to = action.to[0] === "f" ? _("foundation") : pileLabel(action.to);
+  return say(action.auto ? _("Auto: %(what)s → %(to)s") : "%(what)s → %(to)s", { what, to });
 }
 
 const cap = (text) => text[0].toUpperCase() + text.slice(1);
@@ -43,32 +48,54 @@ const c = cardLabel;
 
 /** The 422's `reason` in plain words, from its `details` (docs/api.md, "Actions"). */
 const REASONS = {
-  column_build: (d) => `${c(d.card)} can't go on ${c(d.onto)}.`,
-  empty_column_king: (d) => `Only a king goes in an empty column, not ${c(d.card)}.`,
-  foundation_suit: (d) => `${c(d.card)} goes on the ${glyph(suitOf(d.card))} foundation.`,
-  foundation_order: (d) => (d.next ? `${c(d.card)} can't go on its foundation yet: ${c(d.next)} comes first.` : `${c(d.card)} is already on its foundation.`),
-  one_at_a_time: () => "Cards go to a foundation one at a time.",
-  waste_top: () => "Only the waste's top card plays.",
-  pile_empty: (d) => `${cap(pileLabel(d.pile))} is empty.`,
-  face_up_only: () => "Only face-up cards move.",
-  not_face_up: (d) => `${c(d.card)} is not a face-up card of ${pileLabel(d.pile)}.`,
-  not_top: (d) => `${c(d.card)} is not the top card of ${pileLabel(d.pile)}.`,
-  count_mismatch: () => "Those cards are not one run.",
-  same_pile: () => "Drop the card on another pile.",
-  not_a_target: (d) => `Cards can't be put on ${pileLabel(d.pile)}.`,
-  no_place: (d) => `${c(d.card)} has nowhere to go.`,
-  stock_empty: () => "The stock is empty: tap it to turn the waste over.",
-  stock_not_empty: () => "Draw the stock's cards first.",
-  nothing_to_recycle: () => "The stock and the waste are both empty.",
-  no_pass_left: (d) => `No pass left: these rules allow ${d.passes} pass${d.passes === 1 ? "" : "es"} through the stock.`,
-  no_foundation_return: () => "These rules keep cards on their foundations.",
-  return_to_column: () => "A card taken from a foundation goes onto a column.",
-  stock_draw_only: () => "Cards leave the stock only by drawing.",
-  nothing_to_undo: () => "Nothing to undo.",
-  undo_limit: (d) => `Undo goes back at most ${d.limit} moves.`,
-  automatic: () => "Automatic moves are played by the game itself.",
-  game_over: () => "This game is over.",
+  column_build: (d) => say(_("%(card)s can't go on %(onto)s."), { card: c(d.card), onto: c(d.onto) }),
+  empty_column_king: (d) => say(_("Only a king goes in an empty column, not %(card)s."), { card: c(d.card) }),
+  foundation_suit: (d) => say(_("%(card)s goes on the %(suit)s foundation."), { card: c(d.card), suit: glyph(suitOf(d.card)) }),
+  foundation_order: (d) => (d.next
+    ? say(_("%(card)s can't go on its foundation yet: %(next)s comes first."), { card: c(d.card), next: c(d.next) })
+    : say(_("%(card)s is already on its foundation."), { card: c(d.card) })),
+  one_at_a_time: () => _("Cards go to a foundation one at a time."),
+  waste_top: () => _("Only the waste's top card plays."),
+  pile_empty: (d) => cap(say(_("%(pile)s is empty."), { pile: pileLabel(d.pile) })),
+  face_up_only: () => _("Only face-up cards move."),
+  not_face_up: (d) => say(_("%(card)s is not a face-up card of %(pile)s."), { card: c(d.card), pile: pileLabel(d.pile) }),
+  not_top: (d) => say(_("%(card)s is not the top card of %(pile)s."), { card: c(d.card), pile: pileLabel(d.pile) }),
+  count_mismatch: () => _("Those cards are not one run."),
+  same_pile: () => _("Drop the card on another pile."),
+  not_a_target: (d) => say(_("Cards can't be put on %(pile)s."), { pile: pileLabel(d.pile) }),
+  no_place: (d) => say(_("%(card)s has nowhere to go."), { card: c(d.card) }),
+  stock_empty: () => _("The stock is empty: tap it to turn the waste over."),
+  stock_not_empty: () => _("Draw the stock's cards first."),
+  nothing_to_recycle: () => _("The stock and the waste are both empty."),
+  no_pass_left: (d) => say(ngettext("No pass left: these rules allow %(passes)s pass through the stock.",
+    "No pass left: these rules allow %(passes)s passes through the stock.", d.passes), { passes: formatNumber(d.passes) }),
+  no_foundation_return: () => _("These rules keep cards on their foundations."),
+  return_to_column: () => _("A card taken from a foundation goes onto a column."),
+  stock_draw_only: () => _("Cards leave the stock only by drawing."),
+  nothing_to_undo: () => _("Nothing to undo."),
+  undo_limit: (d) => say(ngettext("Undo goes back at most %(limit)s move.", "Undo goes back at most %(limit)s moves.", d.limit), { limit: formatNumber(d.limit) }),
+  automatic: () => _("Automatic moves are played by the game itself."),
+  game_over: () => _("This game is over."),
 };
+
+/** The replay's analysis (docs/api.md, "Replays") in words, keyed on its `status`; `move` is
+ *  the point of no return as the move list words it. The server's `message` is English. */
+export function analysisText(analysis, move) {
+  switch (analysis.status) {
+    case "won":
+      return _("The game was won.");
+    case "still_winnable":
+      return _("The last position reached can still be won.");
+    case "point_of_no_return":
+      return say(_("After step %(step)s (%(move)s) the deal could no longer be won."), { step: formatNumber(analysis.point_of_no_return + 1), move });
+    case "unwinnable_from_start":
+      return _("No play wins this deal: there is no point of no return.");
+    case "inconclusive":
+      return _("The solver could not decide every position it needed within its budget.");
+    default:
+      return analysis.message;
+  }
+}
 
 /** The reason the rules refuse `action` in `state`, as the page sees it, for an answer
  *  that names none the page knows: `[reason, details]` in the API's terms. */
@@ -99,24 +126,26 @@ export function errorText(error, context = {}) {
     case "illegal_move": {
       let [reason, details] = error.data && REASONS[error.data.reason] ? [error.data.reason, error.data.details || {}] : [null, {}];
       if (!reason && context.action && context.state) [reason, details] = reasonOf(context.action, context.state, context.rules);
-      return reason ? REASONS[reason](details) : "That move isn't allowed.";
+      return reason ? REASONS[reason](details) : _("That move isn't allowed.");
     }
     case "network":
-      return "The server can't be reached. Check your connection.";
+      return _("The server can't be reached. Check your connection.");
     case "game_over":
-      return "This game is over.";
+      return REASONS.game_over();
     case "seq_mismatch":
-      return "This game moved on elsewhere (another tab?): here it is as it stands.";
+      return _("This game moved on elsewhere (another tab?): here it is as it stands.");
     case "throttled":
-      return `Too many actions at once: wait ${error.data && error.data.retry_after ? `${error.data.retry_after} s` : "a moment"}.`;
+      return error.data && error.data.retry_after
+        ? say(_("Too many actions at once: wait %(seconds)s s."), { seconds: formatNumber(error.data.retry_after) })
+        : _("Too many actions at once: wait a moment.");
     case "not_authenticated":
     case "authentication_failed":
-      return "You are signed out: sign in again to go on.";
+      return _("You are signed out: sign in again to go on.");
     case "not_found":
-      return "No such game (or it is not yours).";
+      return _("No such game (or it is not yours).");
     case "permission_denied":
-      return "Not allowed here.";
+      return _("Not allowed here.");
     default:
-      return error.status >= 500 || !error.status ? "The server had a problem. Try again in a moment." : error.message;
+      return error.status >= 500 || !error.status ? _("The server had a problem. Try again in a moment.") : error.message;
   }
 }

@@ -3,10 +3,11 @@
 // board shows what the server answers (the board animates the difference). A move whose
 // outcome the page knows (engine.js `predict`: it reveals no card) is drawn at once, then
 // replaced by the answer: the same picture when the server agrees, the old one when it refuses.
-import { api, currentUser, el, formatClock, modeName, requireSignIn } from "./api.js";
+import { api, currentUser, el, modeName, requireSignIn } from "./api.js";
 import { Board } from "./board.js";
-import { cardName, describeChange, pileName } from "./cards.js";
+import { cardName, describeChange, pileTarget } from "./cards.js";
 import { predict } from "./engine.js";
+import { formatDuration, formatMoves, formatNumber, gettext as _, interpolate as say, ngettext } from "./i18n.js";
 import { errorText } from "./messages.js";
 import { confirmDialog, loadSettings, showAccount } from "./site.js";
 
@@ -120,7 +121,7 @@ async function refused(error, body) {
   if (error.code === "network") {
     offlineSince ??= performance.now();
     tick();
-    toast(errorText(error), { label: "Retry", run: () => act(body) });
+    toast(errorText(error), { label: _("Retry"), run: () => act(body) });
     return;
   }
   toast(errorText(error, { action: body, state: game.state, rules: game.rules }));
@@ -139,9 +140,10 @@ async function show(next, body) {
   if (body) boardStatus(""); // a hint or the cursor's words are about the last position
   if (body && before) {
     const change = describeChange(before.state, next.state);
-    if (body.action === "undo") announce(`Undone${change ? `: ${change}` : ""}. Score ${next.score_display || "not kept"}.`);
-    else if (body.action === "resign") announce("You resigned. The game is over.");
-    else announce(change + (next.score !== before.score && next.score_display ? `. Score ${next.score_display}` : ""));
+    const score = next.score_display || _("not kept");
+    if (body.action === "undo") announce(change ? say(_("Undone: %(change)s. Score %(score)s."), { change, score }) : say(_("Undone. Score %(score)s."), { score }));
+    else if (body.action === "resign") announce(_("You resigned. The game is over."));
+    else announce(next.score !== before.score && next.score_display ? say(_("%(change)s. Score %(score)s"), { change, score }) : change);
   }
   // Automatic moves (preset R) came with the answer: the cards go home one by one.
   const automatic = before && body && body.action !== "undo" && next.seq - before.seq > 1;
@@ -155,10 +157,11 @@ function updateStatus() {
   $("[data-status]").hidden = false;
   $("[data-score-wrap]").hidden = game.rules.scoring === "none";
   $("[data-score]").textContent = game.score_display;
-  $("[data-moves]").textContent = String(game.moves);
+  $("[data-moves]").textContent = formatNumber(game.moves);
   const limited = game.rules.passes !== null;
-  $("[data-passes]").textContent = limited ? `${game.passes_used + 1}/${game.rules.passes}` : String(game.passes_used + 1);
-  $("[data-passes-wrap]").title = limited ? `Pass ${game.passes_used + 1} of ${game.rules.passes} through the stock` : "Unlimited passes through the stock";
+  const pass = { pass: formatNumber(game.passes_used + 1), passes: formatNumber(game.rules.passes) };
+  $("[data-passes]").textContent = limited ? `${pass.pass}/${pass.passes}` : pass.pass;
+  $("[data-passes-wrap]").title = limited ? say(_("Pass %(pass)s of %(passes)s through the stock"), pass) : _("Unlimited passes through the stock");
   tick();
   $("[data-undo]").disabled = !isPlaying() || !game.can_undo;
   $("[data-resign]").disabled = !isPlaying();
@@ -169,11 +172,11 @@ function updateStatus() {
 function tick() {
   if (!game) return;
   const now = offlineSince ?? performance.now();
-  $("[data-clock]").textContent = formatClock(game.elapsed_ms + (isPlaying() ? now - receivedAt : 0));
+  $("[data-clock]").textContent = formatDuration((game.elapsed_ms + (isPlaying() ? now - receivedAt : 0)) / 1000);
 }
 
 function updateHead() {
-  const label = game.kind === "daily" ? `Daily challenge · ${modeName(game.rules)} · ranked` : modeName(game.rules);
+  const label = game.kind === "daily" ? say(_("Daily challenge · %(mode)s · ranked"), { mode: modeName(game.rules) }) : modeName(game.rules);
   $("[data-deal-label]").textContent = label;
   $("[data-code-box]").hidden = !game.code;
   $("[data-code]").value = game.code || "";
@@ -183,33 +186,35 @@ function updateHead() {
 function showOver() {
   const banner = $("[data-banner]");
   banner.replaceChildren(
-    el("span", { text: game.status === "won" ? `Won with ${game.score_display || `${game.moves} moves`}.` : "Game over: resigned." }),
-    el("a", { href: `/replay/${game.id}`, text: "Watch the replay" }),
-    el("button", { class: "button small", type: "button", text: "New game", onclick: openNewGame }),
+    el("span", { text: game.status === "won" ? say(_("Won with %(result)s."), { result: game.score_display || formatMoves(game.moves) }) : _("Game over: resigned.") }),
+    el("a", { href: `/replay/${game.id}`, text: _("Watch the replay") }),
+    el("button", { class: "button small", type: "button", text: _("New game"), onclick: openNewGame }),
   );
   banner.hidden = false;
 }
 
 function showWin() {
-  const rows = [["Moves", game.moves], ["Time", formatClock(game.elapsed_ms)]];
-  if (game.rules.scoring !== "none") rows.unshift(["Score", game.score_display]);
-  if (game.kind === "daily") rows.push(["Rank", "…"], ["Par", "…"], ["Streak", "…"]);
+  // [key, label, value]: the key names the row for dailyResult and the tests.
+  const rows = [["moves", _("Moves"), formatNumber(game.moves)], ["time", _("Time"), formatDuration(game.elapsed_ms / 1000)]];
+  if (game.rules.scoring !== "none") rows.unshift(["score", _("Score"), game.score_display]);
+  if (game.kind === "daily") rows.push(["rank", _("Rank"), "…"], ["par", _("Par"), "…"], ["streak", _("Streak"), "…"]);
   $("[data-banner]").hidden = true;
   winDialog.querySelector("[data-win-result]").replaceChildren(
-    ...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: String(v), "data-win": k.toLowerCase() })]),
+    ...rows.flatMap(([key, k, v]) => [el("dt", { text: k }), el("dd", { text: v, "data-win": key })]),
   );
   const links = [
-    el("a", { class: "button ghost", href: `/replay/${game.id}`, text: "Replay" }),
+    el("a", { class: "button ghost", href: `/replay/${game.id}`, text: _("Replay") }),
     game.kind === "daily"
-      && el("a", { class: "button ghost", href: `/leaderboards?mode=D${game.rules.draw}${game.rules.preset}`, text: "Leaderboard" }),
-    el("button", { class: "button", value: "new", text: "New game" }),
+      && el("a", { class: "button ghost", href: `/leaderboards?mode=D${game.rules.draw}${game.rules.preset}`, text: _("Leaderboard") }),
+    el("button", { class: "button", value: "new", text: _("New game") }),
   ];
   // replaceChildren writes a null as the text "null": only elements go in.
   winDialog.querySelector("[data-win-links]").replaceChildren(...links.filter(Boolean));
   winDialog.addEventListener("close", () => winDialog.returnValue === "new" ? openNewGame() : showOver(), { once: true });
   winDialog.showModal();
   celebrate();
-  announce(`You won! ${game.rules.scoring === "none" ? "" : `Score ${game.score_display}, `}${game.moves} moves.`);
+  const moves = formatMoves(game.moves);
+  announce(game.rules.scoring === "none" ? say(_("You won! %(moves)s."), { moves }) : say(_("You won! Score %(score)s, %(moves)s."), { score: game.score_display, moves }));
   if (game.kind === "daily") dailyResult(game);
 }
 
@@ -244,10 +249,10 @@ async function dailyResult(won) {
   ].map((p) => p.catch(() => null)));
   const put = (key, text) => (winDialog.querySelector(`[data-win="${key}"]`).textContent = text);
   const challenge = daily && daily.challenges.find((c) => c.mode === mode);
-  put("par", challenge ? `${challenge.par} moves` : "–");
-  put("rank", board && board.me ? `${board.me.rank} of ${board.me.count}` : "on the board in a moment");
+  put("par", challenge ? formatMoves(challenge.par) : "–");
+  put("rank", board && board.me ? say(_("%(rank)s of %(count)s"), { rank: formatNumber(board.me.rank), count: formatNumber(board.me.count) }) : _("on the board in a moment"));
   const streak = me && me.stats.streaks[mode];
-  put("streak", streak ? `${streak.current} day${streak.current === 1 ? "" : "s"}` : "–");
+  put("streak", streak ? say(ngettext("%(count)s day", "%(count)s days", streak.current), { count: formatNumber(streak.current) }) : "–");
 }
 
 async function load(id) {
@@ -255,7 +260,7 @@ async function load(id) {
     show(await api("GET", `/api/v1/games/${id}`));
   } catch (error) {
     if (error.status === 401) return requireSignIn();
-    toast(errorText(error), error.code === "network" ? { label: "Retry", run: () => load(id) } : null);
+    toast(errorText(error), error.code === "network" ? { label: _("Retry"), run: () => load(id) } : null);
   }
 }
 
@@ -264,16 +269,16 @@ async function load(id) {
 async function openNewGame() {
   const form = newGameDialog.querySelector("form");
   form.querySelector("[data-error]").hidden = true;
-  $("[data-deal-label]").textContent ||= "New game";
+  $("[data-deal-label]").textContent ||= _("New game");
   newGameDialog.showModal();
   // Unfinished games are worth offering: an abandoned game is never lost.
   try {
     const page = await api("GET", "/api/v1/games?mine=1");
     const open = page.results.filter((g) => g.status === "playing" && (!game || g.id !== game.id)).slice(0, 5);
     form.querySelector("[data-resume-list]").replaceChildren(...open.map((g) => el("li", {},
-      el("a", { href: `/play/${g.id}`, text: `${g.kind === "daily" ? "Daily · " : ""}${modeName(g.rules)} · ${g.moves} moves` }))));
+      el("a", { href: `/play/${g.id}`, text: say(g.kind === "daily" ? _("Daily · %(mode)s · %(moves)s") : "%(mode)s · %(moves)s", { mode: modeName(g.rules), moves: formatMoves(g.moves) }) }))));
     form.querySelector("[data-resume]").hidden = !open.length;
-  } catch (_) {
+  } catch {
     form.querySelector("[data-resume]").hidden = true;
   }
 }
@@ -296,8 +301,8 @@ newGameDialog.querySelector("form").addEventListener("submit", async (event) => 
     $("[data-banner]").hidden = true;
     toast("");
     show(created);
-    if (created.winnable === false) toast("No deal proven winnable was ready in time: this random one may not be winnable.");
-    announce(`New game: ${modeName(created.rules)}. ${created.code || ""}`);
+    if (created.winnable === false) toast(_("No deal proven winnable was ready in time: this random one may not be winnable."));
+    announce(say(_("New game: %(mode)s. %(code)s"), { mode: modeName(created.rules), code: created.code || "" }));
     board.element.focus({ preventScroll: true });
   } catch (error) {
     if (error.status === 401) return requireSignIn();
@@ -314,13 +319,14 @@ async function hint() {
     const answer = await api("GET", `/api/v1/games/${game.id}/hint`);
     const move = answer.move;
     board.highlight(move);
-    if (!move) boardStatus("No productive move left.");
+    if (!move) boardStatus(_("No productive move left."));
     else if (move.action === "move") {
       const from = board.pileArray(move.from);
       const count = move.count || 1;
-      const card = from[from.length - count];
-      boardStatus(`Hint: ${cardName(card)}${count > 1 ? ` and the cards on it` : ""} to ${move.to === "f" ? "its foundation" : pileName(move.to)}`);
-    } else boardStatus(move.action === "draw" ? "Hint: draw from the stock" : "Hint: turn the waste over");
+      const to = move.to === "f" ? _("to its foundation") : pileTarget(move.to);
+      // Translators: %(to)s is a place with its preposition: "to column 3".
+      boardStatus(say(count > 1 ? _("Hint: %(card)s and the cards on it %(to)s") : _("Hint: %(card)s %(to)s"), { card: cardName(from[from.length - count]), to }));
+    } else boardStatus(move.action === "draw" ? _("Hint: draw from the stock") : _("Hint: turn the waste over"));
     return move;
   } catch (error) {
     toast(errorText(error));
@@ -337,19 +343,20 @@ $("[data-undo]").addEventListener("click", undo);
 $("[data-hint]").addEventListener("click", hint);
 $("[data-resign]").addEventListener("click", async () => {
   const ranked = game.kind === "daily";
-  const ok = await confirmDialog("Resign this game?", ranked
-    ? "Your ranked attempt ends here and goes on the leaderboard as it stands. There is no second attempt."
-    : "The game ends as it stands; you can watch its replay afterwards.", "Resign");
+  const ok = await confirmDialog(_("Resign this game?"), ranked
+    ? _("Your ranked attempt ends here and goes on the leaderboard as it stands. There is no second attempt.")
+    : _("The game ends as it stands; you can watch its replay afterwards."), _("Resign"));
   if (ok) act({ action: "resign" });
 });
 $("[data-copy]").addEventListener("click", async () => {
   const input = $("[data-code]");
   try {
     await navigator.clipboard.writeText(input.value);
-    announce("Deal code copied.");
-    $("[data-copy]").textContent = "Copied";
-    setTimeout(() => ($("[data-copy]").textContent = "Copy"), 1500);
-  } catch (_) {
+    announce(_("Deal code copied."));
+    const label = $("[data-copy]").textContent;
+    $("[data-copy]").textContent = _("Copied");
+    setTimeout(() => ($("[data-copy]").textContent = label), 1500);
+  } catch {
     input.select(); // no clipboard access (plain http): let the person copy it
   }
 });

@@ -1,10 +1,11 @@
 // The replay viewer: rebuilds every position from the replay's deal and its action log,
 // then steps, plays and scrubs through them. `#m=42` links to the position after step 42.
-import { api, el, formatClock, modeName } from "./api.js";
+import { api, el, modeName } from "./api.js";
 import { Board } from "./board.js";
 import { describeChange } from "./cards.js";
 import { positions, publicState } from "./engine.js";
-import { actionLabel } from "./messages.js";
+import { formatDollars, formatDuration, formatMoves, formatNumber, gettext as _, interpolate as say, ngettext } from "./i18n.js";
+import { actionLabel, analysisText } from "./messages.js";
 
 const root = document.querySelector("[data-replay]");
 const $ = (selector) => root.querySelector(selector);
@@ -36,9 +37,9 @@ function go(k, { speak = true } = {}) {
   step = k;
   board.render(states[k], { draw: replay.rules.draw, canRecycle: true });
   const entry = replay.actions[k - 1];
-  $("[data-step]").textContent = `${k}/${replay.actions.length}`;
+  $("[data-step]").textContent = `${formatNumber(k)}/${formatNumber(replay.actions.length)}`;
   $("[data-score]").textContent = entry ? scoreText(entry.score_after) : scoreText(replay.rules.scoring === "vegas" ? -52 : 0);
-  $("[data-clock]").textContent = formatClock(entry ? entry.at_ms : 0);
+  $("[data-clock]").textContent = formatDuration(entry ? entry.at_ms / 1000 : 0);
   scrubber.value = String(k);
   for (const item of root.querySelectorAll(".move-list .current")) item.classList.remove("current");
   const item = $(`.move-list li:nth-child(${k})`);
@@ -50,7 +51,9 @@ function go(k, { speak = true } = {}) {
   history.replaceState(null, "", k ? `#m=${k}` : location.pathname);
   if (speak) {
     const change = describeChange(before, states[k]);
-    live.textContent = entry ? `Step ${k}: ${entry.notation}. ${change}` : "The deal, before the first move.";
+    // The move as the move list words it, not the developer notation.
+    const move = entry && actionLabel(entry.action, states[k - 1]);
+    live.textContent = entry ? say(_("Step %(step)s: %(move)s. %(change)s"), { step: formatNumber(k), move, change }) : _("The deal, before the first move.");
   }
   if (k === states.length - 1) pause();
 }
@@ -65,19 +68,15 @@ function keepInView(item) {
   else if (at.bottom > shown.bottom) list.scrollTop += at.bottom - shown.bottom;
 }
 
-/** "1 move", "2 moves". */
-const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-
 function scoreText(score) {
   if (score === null || score === undefined) return "";
-  if (replay.rules.scoring === "vegas") return score > 0 ? `+$${score}` : score === 0 ? "$0" : `-$${-score}`;
-  return String(score);
+  return replay.rules.scoring === "vegas" ? formatDollars(score) : formatNumber(score);
 }
 
 function play() {
   if (step >= states.length - 1) go(0);
   const speed = Number($("[data-speed]").value);
-  $("[data-play]").textContent = "Pause";
+  $("[data-play]").textContent = _("Pause");
   clearInterval(timer);
   timer = setInterval(() => go(step + 1, { speak: false }), STEP_MS / speed);
 }
@@ -85,7 +84,7 @@ function play() {
 function pause() {
   clearInterval(timer);
   timer = null;
-  $("[data-play]").textContent = "Play";
+  $("[data-play]").textContent = _("Play");
 }
 
 // ------------------------------------------------------------------ the side panel
@@ -118,7 +117,8 @@ function drawChart() {
   marker.setAttribute("y1", "0");
   marker.setAttribute("y2", String(CHART_H));
   chart.replaceChildren(line, marker);
-  chart.setAttribute("aria-label", `Score after each step, from ${scoreText(start)} to ${scoreText(scores.at(-1))}; lowest ${scoreText(lo)}, highest ${scoreText(hi)}`);
+  chart.setAttribute("aria-label", say(_("Score after each step, from %(start)s to %(end)s; lowest %(lowest)s, highest %(highest)s"),
+    { start: scoreText(start), end: scoreText(scores.at(-1)), lowest: scoreText(lo), highest: scoreText(hi) }));
 }
 
 function drawMarker() {
@@ -140,10 +140,11 @@ function fillAnalysis() {
   const analysis = replay.analysis;
   if (!analysis || !analysis.message) return;
   const text = $("[data-analysis-text]");
-  text.replaceChildren(analysis.message);
-  if (Number.isInteger(analysis.point_of_no_return)) {
-    const k = analysis.point_of_no_return + 1;
-    text.append(" ", el("button", { class: "icon-button", type: "button", text: `Show step ${k}`, onclick: () => go(k) }));
+  const at = analysis.point_of_no_return;
+  text.replaceChildren(analysisText(analysis, Number.isInteger(at) ? actionLabel(replay.actions[at].action, states[at]) : ""));
+  if (Number.isInteger(at)) {
+    const k = at + 1;
+    text.append(" ", el("button", { class: "icon-button", type: "button", text: say(_("Show step %(step)s"), { step: formatNumber(k) }), onclick: () => go(k) }));
   }
   if (analysis.winning_line && analysis.winning_line.length) {
     const details = $("[data-winning-line]");
@@ -166,9 +167,9 @@ $("[data-share]").addEventListener("click", async () => {
   const url = `${location.origin}${location.pathname}#m=${step}`;
   try {
     await navigator.clipboard.writeText(url);
-    live.textContent = "Link copied.";
-  } catch (_) {
-    window.prompt("Copy this link", url); // no clipboard access over plain http
+    live.textContent = _("Link copied.");
+  } catch (_error) {
+    window.prompt(_("Copy this link"), url); // no clipboard access over plain http
   }
 });
 window.addEventListener("hashchange", () => go(stepFromHash()));
@@ -188,17 +189,19 @@ document.addEventListener("keydown", (e) => {
     replay = await api("GET", `/api/v1/games/${root.dataset.gameId}/replay`);
   } catch (error) {
     notice(error.status === 404
-      ? "This replay is not available: the game is still being played, it is not yours, or it is a daily challenge whose board is not final yet."
+      ? _("This replay is not available: the game is still being played, it is not yours, or it is a daily challenge whose board is not final yet.")
       : error.message);
     return;
   }
   states = positions(replay).map(publicState);
   if (replay.redacted) {
-    notice("This daily challenge's board is not final yet: the replay shows only the cards you saw. The whole deal and its analysis open when the board is final.");
+    notice(_("This daily challenge's board is not final yet: the replay shows only the cards you saw. The whole deal and its analysis open when the board is final."));
   }
   const result = replay.result;
-  $("[data-title]").textContent = `Replay · ${modeName(replay.rules)}${replay.code ? ` · ${replay.code}` : ""}`;
-  $("[data-result]").textContent = `${result.won ? "Won" : "Not won"} · ${result.score_display ? `${result.score_display} · ` : ""}${count(result.moves, "move")} · ${count(result.undos, "undo")} · ${formatClock(result.elapsed_ms)}`;
+  $("[data-title]").textContent = say(_("Replay · %(mode)s"), { mode: [modeName(replay.rules), replay.code].filter(Boolean).join(" · ") });
+  const undos = say(ngettext("%(count)s undo", "%(count)s undos", result.undos), { count: formatNumber(result.undos) });
+  $("[data-result]").textContent = [result.won ? _("Won") : _("Not won"), result.score_display, formatMoves(result.moves), undos,
+    formatDuration(result.elapsed_ms / 1000)].filter(Boolean).join(" · ");
   $("[data-score-wrap]").hidden = replay.rules.scoring === "none";
   scrubber.max = String(replay.actions.length);
   $("[data-player]").hidden = false;
