@@ -17,6 +17,9 @@ class User(AbstractUser):
     """
 
     is_guest = models.BooleanField(default=False)
+    # The language the player picked (a code of settings.LANGUAGES), "" until they pick one:
+    # set again as the language cookie at sign-in, and the language of their e-mails.
+    language = models.CharField(max_length=16, blank=True, default="")
 
     class Meta:
         constraints = [

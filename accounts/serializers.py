@@ -10,8 +10,14 @@ from accounts.models import User
 class UserSerializer(serializers.ModelSerializer[User]):
     class Meta:
         model = User
-        fields = ["id", "username", "date_joined", "is_guest"]
+        fields = ["id", "username", "date_joined", "is_guest", "language"]
         read_only_fields = fields
+        extra_kwargs = {
+            "language": {
+                "help_text": 'The language the player picked (docs/i18n.md): "en", "hr", "sk" or '
+                '"pl"; "" until they pick one. Sign-in sets it as the language cookie.'
+            }
+        }
 
 
 class StatsSerializer(serializers.Serializer[dict[str, object]]):

@@ -78,7 +78,12 @@ class InvalidResetLinkError(ApplicationError):
 
 @transaction.atomic
 def user_register(
-    *, username: str, password: str, email: str = "", guest: User | None = None
+    *,
+    username: str,
+    password: str,
+    email: str = "",
+    guest: User | None = None,
+    language: str = "",
 ) -> tuple[User, AuthToken, str]:
     """Create a user and an API token for this device; returns the user, the token and its
     key (known only now: the database keeps its digest).
@@ -87,7 +92,8 @@ def user_register(
     its games, their move logs and its stats stay its own, since nothing but its user row
     changes (the log is append-only). Its join date becomes now, so that playing as a guest
     first does not age an account past the integrity check's new-account rule, and its
-    session's token is revoked (the caller starts a session on the new one).
+    session's token is revoked (the caller starts a session on the new one). `language` is the
+    one the player picked before signing up, if any (a code of settings.LANGUAGES).
 
     :raises ApplicationError: the name is reserved (RESERVED_USERNAMES, in any letter case), or
         the password fails the validators (code `invalid`).
@@ -107,6 +113,8 @@ def user_register(
         candidate.username, candidate.email = username, email
         candidate.is_guest = False
         candidate.date_joined = timezone.now()
+    if language:
+        candidate.language = language
     try:
         validate_password(password, user=candidate)
     except DjangoValidationError as exc:
@@ -175,6 +183,20 @@ def guests_idle(*, now: datetime | None = None) -> QuerySet[User]:
     """The active guests without a live API token: nobody can sign in as them again."""
     live = AuthToken.objects.filter(user=OuterRef("pk"), expiry__gt=now or timezone.now())
     return User.objects.filter(is_guest=True, is_active=True).exclude(Exists(live))
+
+
+@transaction.atomic
+def user_language_set(*, user: User, language: str) -> User:
+    """Keep the language a player picked (a code of settings.LANGUAGES, checked by the caller)
+    on their profile: their next sign-in, on any device, sets it again, and their e-mails
+    are written in it."""
+    user.language = language
+    user.save(update_fields=["language"])
+    # The shared cache keeps each token with its owner's row: drop them, so that the next
+    # request (`me`, an e-mail's language) sees the new choice.
+    digests = list(AuthToken.objects.filter(user=user).values_list("digest", flat=True))
+    transaction.on_commit(lambda: [tokens.token_cache_forget(digest=d) for d in digests])
+    return user
 
 
 def user_login(
@@ -250,6 +272,18 @@ class _ResetForm(PasswordResetForm):
             if cache.add(f"accounts:reset-mail:{user.pk}", 1, PASSWORD_RESET_MAIL_INTERVAL_S):
                 yield user
 
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        """Writes each account's e-mail in the language it picked, if it picked one."""
+        with translation.override(context["user"].language or translation.get_language()):
+            super().send_mail(subject_template_name, email_template_name, context, *args, **kwargs)
+
 
 def user_password_reset_send(
     *, email: str, domain: str, use_https: bool, language: str = settings.LANGUAGE_CODE
@@ -260,8 +294,9 @@ def user_password_reset_send(
     The link, `<scheme>://<domain>/password-reset/<uid>/<token>`, carries Django's
     `default_token_generator` token: it expires after PASSWORD_RESET_TIMEOUT and stops working
     once the password changes or the account signs in on the site. An address that is not
-    well formed, or matches no account, sends nothing. The subject and the text are in
-    `language` (one of settings.LANGUAGES; another falls back to English).
+    well formed, or matches no account, sends nothing. The subject and the text are in the
+    language the account picked (`User.language`), else in `language` (one of
+    settings.LANGUAGES; another falls back to English).
     """
     form = _ResetForm({"email": email})
     if not form.is_valid():

@@ -58,6 +58,28 @@ def _start_session(request: Request, user: Any, token: AuthToken) -> None:
     session_bind_token(request._request, token)
 
 
+def _picked_language(request: Request) -> str:
+    """The language the visitor picked with the site's picker (its cookie), if it is one of
+    ours; "" when they have not picked one."""
+    language = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME, "")
+    return language if language in dict(settings.LANGUAGES) else ""
+
+
+def _set_language_cookie(response: Response, language: str) -> None:
+    """The language cookie, as Django's set_language view writes it (LocaleMiddleware reads
+    it first)."""
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=settings.LANGUAGE_COOKIE_AGE,
+        path=settings.LANGUAGE_COOKIE_PATH,
+        domain=settings.LANGUAGE_COOKIE_DOMAIN,
+        secure=settings.LANGUAGE_COOKIE_SECURE,
+        httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+    )
+
+
 def _auth_result(user: Any, token: AuthToken, key: str) -> dict[str, Any]:
     return {"user": UserSerializer(user).data, "token": key, "expiry": token.expiry}
 
@@ -104,8 +126,9 @@ class RegisterView(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         wants_session = _wants_session(request)
+        # A language picked before signing up becomes the account's.
         user, token, key = services.user_register(
-            **data.validated_data, guest=_session_guest(request)
+            **data.validated_data, guest=_session_guest(request), language=_picked_language(request)
         )
         if wants_session:
             _start_session(request, user, token)
@@ -130,7 +153,11 @@ class LoginView(APIView):
         user, token, key = services.user_login(request=request._request, **data.validated_data)
         if wants_session:
             _start_session(request, user, token)
-        return Response(_auth_result(user, token, key))
+        response = Response(_auth_result(user, token, key))
+        # The language the player picked follows them to this device (docs/i18n.md).
+        if user.language:
+            _set_language_cookie(response, user.language)
+        return response
 
 
 class BorrowedRateThrottle(ScopedThrottle):
@@ -285,9 +312,25 @@ class MeView(APIView):
         def get_stats(self, user: Any) -> dict[str, Any]:
             return game_selectors.user_stats(user=user)
 
+    class InputSerializer(serializers.Serializer[dict[str, str]]):
+        language = serializers.ChoiceField(choices=[code for code, _name in settings.LANGUAGES])
+
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request) -> Response:
         return Response(self.OutputSerializer(request.user).data)
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def patch(self, request: Request) -> Response:
+        """Keeps the language the player picked on their profile, and sets it as the language
+        cookie of this device."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = services.user_language_set(
+            user=request.user, language=data.validated_data["language"]
+        )
+        response = Response(self.OutputSerializer(user).data)
+        _set_language_cookie(response, user.language)
+        return response
 
 
 class UserProfileView(APIView):

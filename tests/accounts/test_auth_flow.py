@@ -20,7 +20,7 @@ def test_token_flow(api_client):
     )
     assert created.status_code == 201
     assert created.json()["user"]["username"] == "Alice"
-    assert set(created.json()["user"]) == {"id", "username", "date_joined", "is_guest"}
+    assert set(created.json()["user"]) == {"id", "username", "date_joined", "is_guest", "language"}
     assert created.json()["token"]
 
     login = api_client.post(
@@ -36,7 +36,7 @@ def test_token_flow(api_client):
     assert me.status_code == 200
     body = me.json()
     assert body["username"] == "Alice"
-    assert set(body) == {"id", "username", "date_joined", "is_guest", "stats"}
+    assert set(body) == {"id", "username", "date_joined", "is_guest", "language", "stats"}
     assert body["stats"]["played"] == 0 and body["stats"]["won"] == 0
 
     assert api_client.post("/api/v1/auth/logout").status_code == 204

@@ -297,3 +297,15 @@ def test_the_email_of_an_english_request_is_english(api_client, dora, settings):
     message = mail.outbox[0]
     assert message.subject == "Reset your Klondike Daily password"
     assert f"within {settings.PASSWORD_RESET_TIMEOUT // 60} minutes:" in message.body
+
+
+def test_the_email_is_in_the_language_the_account_picked(api_client, dora):
+    """A language kept on the profile beats the asking request's."""
+    user, _ = dora
+    user.language = "hr"
+    user.save(update_fields=["language"])
+    assert _ask(api_client, "dora@example.com", HTTP_ACCEPT_LANGUAGE="en").status_code == 202
+    message = mail.outbox[0]
+    assert message.subject == "Nova lozinka za Klondike Daily"
+    assert message.body.startswith("Pozdrav, Dora,")
+    _link(message)

@@ -36,7 +36,7 @@ def _problems(english: Catalog, catalog: Catalog, nplurals: int) -> list[str]:
     for source in english:
         if not source.id:
             continue
-        message = catalog.get(source.id)
+        message = catalog.get(source.id, source.context)
         key = source.id if isinstance(source.id, str) else source.id[0]
         if message is None:
             problems.append(f"missing: {key!r}")
@@ -83,12 +83,14 @@ def _compiled_view(catalog: Catalog) -> dict[object, str]:
     for message in catalog:
         if not message.id or message.fuzzy:
             continue
+        # gettext keys an entry with a context as "context\x04msgid".
+        prefix = f"{message.context}\x04" if message.context else ""
         if isinstance(message.id, tuple):
             if all(message.string):
                 for index, form in enumerate(message.string):
-                    entries[(message.id[0], index)] = form
+                    entries[(prefix + message.id[0], index)] = form
         elif message.string:
-            entries[message.id] = message.string
+            entries[prefix + message.id] = message.string
     return entries
 
 

@@ -1,5 +1,8 @@
 // The daily page: today's challenges, your standing on each, and the one ranked attempt.
-import { api, currentUser, el, formatClock, modeName, requireSignIn } from "./api.js";
+import { api, currentUser, el, modeName, requireSignIn } from "./api.js";
+import {
+  gettext as _, interpolate as say, ngettext, formatCloseTime, formatDate, formatDuration, formatMoves, formatNumber, formatScore,
+} from "./i18n.js";
 import { confirmDialog } from "./site.js";
 
 const root = document.querySelector("[data-daily]");
@@ -11,49 +14,70 @@ function notice(text) {
   noticeBox.hidden = !text;
 }
 
-function until(iso) {
-  const ms = new Date(iso) - Date.now();
-  return ms > 0 ? formatClock(ms) : "now";
+/** The daily's UTC day as the player's language writes a date ("1 December 2026"). */
+function dayName(date) {
+  return formatDate(`${date}T00:00:00Z`, { dateStyle: "long", timeZone: "UTC" });
+}
+
+/** The day line: the close on the player's own clock, and how long until then. */
+function dayLine(day) {
+  const date = dayName(day.date);
+  const left = new Date(day.closes_at) - Date.now();
+  if (!day.open) return say(_("%(date)s (UTC) · closed to new attempts"), { date });
+  if (left <= 0) return say(_("%(date)s (UTC) · new attempts close now"), { date });
+  return say(_("%(date)s (UTC) · new attempts close at %(time)s, in %(left)s"), {
+    date, time: formatCloseTime(day.closes_at), left: formatDuration(left / 1000),
+  });
+}
+
+/** What became of the player's attempt: "Your attempt: won. Score 35. 120 moves." */
+function attemptText(mine) {
+  if (mine.status === "playing") {
+    return say(ngettext("Your attempt is in progress: %(count)s move so far.", "Your attempt is in progress: %(count)s moves so far.", mine.moves),
+      { count: formatNumber(mine.moves) });
+  }
+  const parts = [mine.status === "won" ? _("Your attempt: won.") : _("Your attempt: resigned.")];
+  const score = formatScore(mine.score, mine.score_display);
+  if (score) parts.push(say(_("Score %(score)s."), { score }));
+  parts.push(`${formatMoves(mine.moves)}.`);
+  return parts.join(" ");
 }
 
 function challengeTile(day, challenge, me) {
   const mine = challenge.my_game;
   const board = `/leaderboards?date=${day.date}&mode=${challenge.mode}`;
   const facts = el("dl", { class: "facts" },
-    el("div", {}, el("dt", { text: "Par" }), el("dd", { text: String(challenge.par) })),
-    el("div", {}, el("dt", { text: "Players" }), el("dd", { text: String(challenge.players) })));
+    el("div", {}, el("dt", { text: _("Par") }), el("dd", { text: formatNumber(challenge.par) })),
+    el("div", {}, el("dt", { text: _("Players") }), el("dd", { text: formatNumber(challenge.players) })));
   const tile = el("article", { class: "tile", "data-mode": challenge.mode },
     el("h2", { text: modeName(challenge.mode) }), facts);
   if (mine) {
-    const over = mine.status !== "playing";
-    tile.append(el("p", { "data-my-status": mine.status, text: over
-      ? `Your attempt: ${mine.status === "won" ? "won" : "resigned"}${mine.score_display ? ` · score ${mine.score_display}` : ""} · ${mine.moves} moves.`
-      : `Your attempt is in progress: ${mine.moves} moves so far.` }));
-    tile.append(over
-      ? el("a", { class: "button ghost", href: `/replay/${mine.id}`, text: "Watch your replay" })
-      : el("a", { class: "button", href: `/play/${mine.id}`, text: "Continue your attempt" }));
+    tile.append(el("p", { "data-my-status": mine.status, text: attemptText(mine) }));
+    tile.append(mine.status !== "playing"
+      ? el("a", { class: "button ghost", href: `/replay/${mine.id}`, text: _("Watch your replay") })
+      : el("a", { class: "button", href: `/play/${mine.id}`, text: _("Continue your attempt") }));
   } else if (!day.open) {
-    tile.append(el("p", { class: "muted", text: "New attempts are closed for today." }));
+    tile.append(el("p", { class: "muted", text: _("New attempts are closed for today.") }));
   } else if (!me) {
-    tile.append(el("a", { class: "button", href: `/signin?next=/daily`, text: "Sign in to play" }));
+    tile.append(el("a", { class: "button", href: `/signin?next=/daily`, text: _("Sign in to play") }));
   } else if (me.is_guest) {
     // Ranks are for accounts: a guest signs up first (and keeps its casual games).
-    tile.append(el("a", { class: "button", href: "/signup?next=/daily", text: "Sign up to play ranked", "data-guest-signup": "" }));
+    tile.append(el("a", { class: "button", href: "/signup?next=/daily", text: _("Sign up to play ranked"), "data-guest-signup": "" }));
   } else {
-    tile.append(el("button", { class: "button", type: "button", "data-start": challenge.mode, text: "Start ranked attempt",
+    tile.append(el("button", { class: "button", type: "button", "data-start": challenge.mode, text: _("Start ranked attempt"),
       onclick: () => start(day, challenge) }));
   }
-  tile.append(el("p", {}, el("a", { href: board, text: "Leaderboard" })),
-    el("p", { class: "commit", title: "sha256 of the deal code and salt", text: `Commitment ${challenge.commitment}` }));
+  tile.append(el("p", {}, el("a", { href: board, text: _("Leaderboard") })),
+    el("p", { class: "commit", title: _("sha256 of the deal code and salt"), text: say(_("Commitment %(hash)s"), { hash: challenge.commitment }) }));
   return tile;
 }
 
 async function start(day, challenge) {
   const ok = await confirmDialog(
-    "Start your ranked attempt?",
-    `You get one attempt at today's ${modeName(challenge.mode)} deal. Its clock starts as soon as you start it, ` +
-      "there are no hints, and leaving it does not reset it: resigning or the end of the day ends it as it stands.",
-    "Start my attempt",
+    _("Start your ranked attempt?"),
+    say(_("You get one attempt at today's %(mode)s deal. Its clock starts as soon as you start it, there are no hints, and leaving it does not reset it: resigning or the end of the day ends it as it stands."),
+      { mode: modeName(challenge.mode) }),
+    _("Start my attempt"),
   );
   if (!ok) return;
   try {
@@ -70,9 +94,7 @@ async function start(day, challenge) {
 async function load() {
   try {
     const [day, me] = await Promise.all([api("GET", "/api/v1/daily"), currentUser()]);
-    root.querySelector("[data-day]").textContent = day.open
-      ? `${day.date} (UTC) · new attempts close in ${until(day.closes_at)}`
-      : `${day.date} (UTC) · closed to new attempts`;
+    root.querySelector("[data-day]").textContent = dayLine(day);
     list.replaceChildren(...day.challenges.map((c) => challengeTile(day, c, me)));
   } catch (error) {
     list.replaceChildren();

@@ -19,6 +19,11 @@ export function ngettext(singular, plural, count) {
   return count === 1 ? singular : plural;
 }
 
+/** The translation of `msgid` where `context` tells its sense ("Won": the games won, or a game's result). */
+export function pgettext(context, msgid) {
+  return catalog ? catalog.pgettext(context, msgid) : msgid;
+}
+
 /**
  * Fills a translated format: `%(name)s` from an object, or `%s` in order from an array.
  * interpolate(ngettext("%(count)s move", "%(count)s moves", n), {count: n})
@@ -50,6 +55,15 @@ export function formatDollars(amount) {
     signDisplay: "exceptZero",
     maximumFractionDigits: 0,
   });
+}
+
+/**
+ * A score as its rules write it, from the API's `score` and `score_display` (which tells the
+ * rules): "1,234"; Vegas "+$208", "+208 $"; "" when the rules keep no score.
+ */
+export function formatScore(score, display) {
+  if (!display || score === null || score === undefined) return display || "";
+  return display.includes("$") ? formatDollars(score) : formatNumber(score);
 }
 
 /** A date (a Date, or an ISO 8601 string) in the player's time zone: "Dec 1, 2026", "1. pro 2026.". */

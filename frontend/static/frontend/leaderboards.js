@@ -1,5 +1,6 @@
 // Daily leaderboards: pick a day and a mode; your row is highlighted; pages of 20.
-import { api, currentUser, el, formatClock, modeName } from "./api.js";
+import { api, currentUser, el, modeName } from "./api.js";
+import { gettext as _, interpolate as say, ngettext, formatDuration, formatNumber, formatScore } from "./i18n.js";
 
 const root = document.querySelector("[data-leaderboard]");
 const $ = (selector) => root.querySelector(selector);
@@ -31,15 +32,15 @@ function row(entry, showReplays) {
   const mine = me && entry.user.toLowerCase() === me.username.toLowerCase();
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null, "data-user": entry.user },
     el("td", { class: "num", text: String(entry.rank) }),
-    el("td", { class: "player" }, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user, title: entry.user }), mine ? el("span", { class: "sr-only", text: " (you)" }) : null,
-      entry.under_review ? el("span", { class: "muted review", text: " under review", title: "Flagged by the integrity check: it leaves the final board unless an admin clears it." }) : null),
+    el("td", { class: "player" }, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user, title: entry.user }), mine ? el("span", { class: "sr-only", text: ` ${_("(you)")}` }) : null,
+      entry.under_review ? el("span", { class: "muted review", text: ` ${_("under review")}`, title: _("Flagged by the integrity check: it leaves the final board unless an admin clears it.") }) : null),
     // A phone shows the short form (site.css), so that every column fits its width.
-    el("td", { class: "result", "data-short": entry.won ? "✓" : "✗", text: entry.won ? "Won" : "Not won" }),
-    el("td", { class: "num", text: entry.score_display || "—" }),
-    el("td", { class: "num", text: String(entry.moves) }),
-    el("td", { class: "num", text: String(entry.undos) }),
-    el("td", { class: "num", text: formatClock(entry.elapsed_ms) }),
-    el("td", {}, showReplays ? el("a", { class: "replay-link", href: `/replay/${entry.game}`, text: "Replay", "aria-label": `Replay of ${entry.user}'s game` }) : null));
+    el("td", { class: "result", "data-short": entry.won ? "✓" : "✗", text: entry.won ? _("Won") : _("Not won") }),
+    el("td", { class: "num", text: formatScore(entry.score, entry.score_display) || "—" }),
+    el("td", { class: "num", text: formatNumber(entry.moves) }),
+    el("td", { class: "num", text: formatNumber(entry.undos) }),
+    el("td", { class: "num", text: formatDuration(entry.elapsed_ms / 1000) }),
+    el("td", {}, showReplays ? el("a", { class: "replay-link", href: `/replay/${entry.game}`, text: _("Replay"), "aria-label": say(_("Replay of %(user)s's game"), { user: entry.user }) }) : null));
 }
 
 async function load(query = `page=${page}`) {
@@ -57,20 +58,23 @@ async function load(query = `page=${page}`) {
     const showReplays = board.final;
     $("[data-rows]").replaceChildren(...board.entries.map((e) => row(e, showReplays)));
     $("[data-table]").hidden = !board.entries.length;
-    const you = board.me ? ` · you: #${board.me.rank} of ${board.me.count}, level with or ahead of ${Math.round(board.me.percentile)}% of players` : "";
-    $("[data-summary]").textContent = board.count
-      ? `${board.count} player${board.count === 1 ? "" : "s"} · ${board.final ? "final" : "still open"}${you}`
-      : "Nobody has finished this deal yet.";
+    const players = say(ngettext("%(count)s player", "%(count)s players", board.count), { count: formatNumber(board.count) });
+    const state = board.final ? _("final") : _("still open");
+    const you = board.me ? say(_("you: #%(rank)s of %(count)s, level with or ahead of %(percent)s of players"), {
+      rank: formatNumber(board.me.rank), count: formatNumber(board.me.count),
+      percent: formatNumber(Math.round(board.me.percentile) / 100, { style: "percent" }),
+    }) : "";
+    $("[data-summary]").textContent = board.count ? [players, state, you].filter(Boolean).join(" · ") : _("Nobody has finished this deal yet.");
     $("[data-around]").hidden = !board.me;
     $("[data-pager]").hidden = board.pages <= 1;
-    $("[data-page]").textContent = `Page ${board.page} of ${board.pages}`;
+    $("[data-page]").textContent = say(_("Page %(page)s of %(pages)s"), { page: formatNumber(board.page), pages: formatNumber(board.pages) });
     $("[data-prev]").disabled = board.page <= 1;
     $("[data-next]").disabled = board.page >= board.pages;
   } catch (error) {
     $("[data-rows]").replaceChildren();
     $("[data-table]").hidden = true;
     $("[data-summary]").textContent = "";
-    notice(error.status === 404 ? "No leaderboard for that day and mode." : error.message);
+    notice(error.status === 404 ? _("No leaderboard for that day and mode.") : error.message);
   }
 }
 

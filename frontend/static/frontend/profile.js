@@ -1,13 +1,15 @@
 // A player's profile: public stats and streaks; on your own, your game history too.
-import { api, currentUser, el, formatClock, formatDate, modeName } from "./api.js";
+import { api, currentUser, el, modeName } from "./api.js";
+import { gettext as _, pgettext, interpolate as say, formatDate, formatDateTime, formatDuration, formatNumber, formatScore } from "./i18n.js";
 
 const root = document.querySelector("[data-profile]");
 const $ = (selector) => root.querySelector(selector);
 let page = 1;
 
-const pct = (rate) => (rate === null || rate === undefined ? "—" : `${Math.round(rate * 100)}%`);
-const orDash = (value) => (value === null || value === undefined ? "—" : String(value));
-const time = (ms) => (ms === null || ms === undefined ? "—" : formatClock(ms));
+const pct = (rate) => (rate === null || rate === undefined ? "—" : formatNumber(Math.round(rate * 100) / 100, { style: "percent" }));
+const orDash = (value) => (value === null || value === undefined ? "—" : formatNumber(value));
+const time = (ms) => (ms === null || ms === undefined ? "—" : formatDuration(ms / 1000));
+const score = (value, display) => formatScore(value, display) || "—";
 
 function stat(label, value) {
   return el("div", {}, el("dt", { text: label }), el("dd", { text: value }));
@@ -18,33 +20,33 @@ function showStats(profile) {
   const streaks = Object.values(s.streaks || {});
   const best = (key) => (streaks.length ? Math.max(...streaks.map((x) => x[key])) : 0);
   $("[data-name]").textContent = profile.username;
-  $("[data-joined]").textContent = `Playing since ${new Date(profile.date_joined).toLocaleDateString()}`;
+  $("[data-joined]").textContent = say(_("Playing since %(date)s"), { date: formatDate(profile.date_joined) });
   $("[data-stats]").replaceChildren(
-    stat("Played", String(s.played)), stat("Won", String(s.won)), stat("Win rate", pct(s.win_rate)),
-    stat("Best score", s.best_score_display || "—"), stat("Fewest moves", orDash(s.fewest_moves)),
-    stat("Fastest win", time(s.fastest_win_ms)), stat("Daily streak", String(best("current"))),
-    stat("Longest streak", String(best("longest"))));
+    stat(_("Played"), formatNumber(s.played)), stat(pgettext("games won", "Won"), formatNumber(s.won)), stat(_("Win rate"), pct(s.win_rate)),
+    stat(_("Best score"), score(s.best_score, s.best_score_display)), stat(_("Fewest moves"), orDash(s.fewest_moves)),
+    stat(_("Fastest win"), time(s.fastest_win_ms)), stat(_("Daily streak"), formatNumber(best("current"))),
+    stat(_("Longest streak"), formatNumber(best("longest"))));
   const modes = Object.entries(s.modes || {});
   $("[data-modes]").replaceChildren(...modes.map(([mode, m]) => {
     const streak = (s.streaks || {})[mode] || { current: 0, longest: 0 };
-    return el("tr", {}, el("td", { text: modeName(mode) }), ...[m.played, m.won, pct(m.win_rate), m.best_score_display || "—",
-      orDash(m.fewest_moves), time(m.fastest_win_ms), streak.current, streak.longest].map((v) => el("td", { class: "num", text: String(v) })));
+    return el("tr", {}, el("td", { text: modeName(mode) }), ...[formatNumber(m.played), formatNumber(m.won), pct(m.win_rate), score(m.best_score, m.best_score_display),
+      orDash(m.fewest_moves), time(m.fastest_win_ms), formatNumber(streak.current), formatNumber(streak.longest)].map((v) => el("td", { class: "num", text: v })));
   }));
   $("[data-modes-section]").hidden = !modes.length;
 }
 
 function gameRow(g) {
-  const result = { playing: "In progress", won: "Won", resigned: "Resigned" }[g.status] || g.status;
+  const result = { playing: _("In progress"), won: _("Won"), resigned: _("Resigned") }[g.status] || g.status;
   const link = g.status === "playing"
-    ? el("a", { href: `/play/${g.id}`, text: "Continue" })
-    : el("a", { href: `/replay/${g.id}`, text: "Replay" });
+    ? el("a", { href: `/play/${g.id}`, text: _("Continue") })
+    : el("a", { href: `/replay/${g.id}`, text: _("Replay") });
   return el("tr", { "data-game": String(g.id) },
-    el("td", { text: formatDate(g.started_at) }),
-    el("td", { text: `${g.kind === "daily" ? "Daily · " : ""}${modeName(g.rules)}` }),
+    el("td", { text: formatDateTime(g.started_at, { dateStyle: "short", timeStyle: "short" }) }),
+    el("td", { text: g.kind === "daily" ? say(_("Daily · %(mode)s"), { mode: modeName(g.rules) }) : modeName(g.rules) }),
     el("td", { text: result }),
-    el("td", { class: "num", text: g.score_display || "—" }),
-    el("td", { class: "num", text: String(g.moves) }),
-    el("td", { class: "num", text: formatClock(g.elapsed_ms) }),
+    el("td", { class: "num", text: score(g.score, g.score_display) }),
+    el("td", { class: "num", text: formatNumber(g.moves) }),
+    el("td", { class: "num", text: formatDuration(g.elapsed_ms / 1000) }),
     el("td", {}, link));
 }
 
@@ -54,7 +56,7 @@ async function loadGames() {
   $("[data-history]").hidden = false;
   const pages = Math.max(1, Math.ceil(list.count / 20));
   $("[data-pager]").hidden = pages <= 1;
-  $("[data-page]").textContent = `Page ${page} of ${pages}`;
+  $("[data-page]").textContent = say(_("Page %(page)s of %(pages)s"), { page: formatNumber(page), pages: formatNumber(pages) });
   $("[data-prev]").disabled = !list.previous;
   $("[data-next]").disabled = !list.next;
 }
@@ -69,7 +71,7 @@ $("[data-next]").addEventListener("click", () => { page += 1; loadGames(); });
     showStats(profile);
     if (me && me.username.toLowerCase() === profile.username.toLowerCase()) await loadGames();
   } catch (error) {
-    $("[data-notice]").textContent = error.status === 404 ? `There is no player called “${name}”.` : error.message;
+    $("[data-notice]").textContent = error.status === 404 ? say(_("There is no player called “%(name)s”."), { name }) : error.message;
     $("[data-notice]").hidden = false;
   }
 })();

@@ -1,6 +1,7 @@
-// Shared page code: the account bar, the sign-in / sign-up and password reset forms, and the
-// display settings.
+// Shared page code: the account bar, the sign-in / sign-up and password reset forms, the
+// display settings and the language picker.
 import { api, currentUser, el } from "./api.js";
+import { gettext as _ } from "./i18n.js";
 
 const SETTINGS_KEY = "klondike.settings";
 export const SETTINGS = { fourColour: "Four-colour deck", leftHanded: "Left-handed layout", large: "Larger cards", smartTap: "Smart tap" };
@@ -50,14 +51,14 @@ export async function showAccount(me) {
   const nav = document.querySelector("[data-account]");
   if (!nav) return;
   if (!me) {
-    nav.replaceChildren(accountLink("/signin", "Sign in"), accountLink("/signup", "Sign up", { class: "button small" }));
+    nav.replaceChildren(accountLink("/signin", _("Sign in")), accountLink("/signup", _("Sign up"), { class: "button small" }));
     return;
   }
   if (me.is_guest) {
-    nav.replaceChildren(el("span", { class: "who", text: "Guest" }), accountLink("/signin", "Sign in"),
-      accountLink("/signup", "Sign up", { class: "button small", title: "Keep your games and play the ranked daily", "data-guest-signup": "" }));
+    nav.replaceChildren(el("span", { class: "who", text: _("Guest") }), accountLink("/signin", _("Sign in")),
+      accountLink("/signup", _("Sign up"), { class: "button small", title: _("Keep your games and play the ranked daily"), "data-guest-signup": "" }));
     const cta = document.querySelector("[data-cta]");
-    if (cta) cta.replaceChildren(el("a", { class: "button", href: "/play", text: "Play" }), accountLink("/signup", "Sign up to keep your games", { class: "button ghost" }));
+    if (cta) cta.replaceChildren(el("a", { class: "button", href: "/play", text: _("Play now") }), accountLink("/signup", _("Sign up to keep your games"), { class: "button ghost" }));
     return;
   }
   const profile = document.querySelector("[data-nav-profile]");
@@ -65,7 +66,7 @@ export async function showAccount(me) {
     profile.href = `/u/${encodeURIComponent(me.username)}`;
     profile.hidden = false;
   }
-  const out = el("button", { class: "button small", type: "button", text: "Sign out" });
+  const out = el("button", { class: "button small", type: "button", text: _("Sign out") });
   out.addEventListener("click", async () => {
     await api("POST", "/api/v1/auth/logout");
     location.assign("/");
@@ -75,8 +76,8 @@ export async function showAccount(me) {
   const cta = document.querySelector("[data-cta]");
   if (cta) {
     cta.replaceChildren(
-      el("a", { class: "button", href: "/daily", text: "Play today's challenge" }),
-      el("a", { class: "button ghost", href: "/play", text: "New casual game" }),
+      el("a", { class: "button", href: "/daily", text: _("Play today's challenge") }),
+      el("a", { class: "button ghost", href: "/play", text: _("New casual game") }),
     );
   }
 }
@@ -117,7 +118,7 @@ function wireResetForm() {
     if (form.dataset.resetForm === "request") {
       await api("POST", "/api/v1/auth/password-reset", { email: fields.email });
     } else if (fields.new_password !== fields.repeat) {
-      throw new Error("The two passwords differ.");
+      throw new Error(_("The two passwords differ."));
     } else {
       const { uid, token } = form.dataset;
       await api("POST", "/api/v1/auth/password-reset/confirm", { uid, token, new_password: fields.new_password });
@@ -152,7 +153,7 @@ export function confirmDialog(title, text, okLabel) {
       el("h2", { id: "confirm-title", text: title }),
       el("p", { text }),
       el("div", { class: "dialog-actions" },
-        el("button", { class: "button ghost", value: "no", text: "Cancel" }),
+        el("button", { class: "button ghost", value: "no", text: _("Cancel") }),
         el("button", { class: "button", value: "yes", text: okLabel, "data-confirm": "" }))));
   document.body.append(dialog);
   dialog.showModal();
@@ -164,8 +165,29 @@ export function confirmDialog(title, text, okLabel) {
   });
 }
 
+/** The language picker (base.html's form, posting to Django's set_language): a choice is sent
+ *  as soon as it is made (without scripts, with the form's own button). A signed-in player's choice is kept on the profile first, so it follows
+ *  them to their next sign-in; a guest's lives in the cookie only. The settings dialog's picker
+ *  sends the same form. */
+function wireLanguage() {
+  const form = document.querySelector("[data-language-form]");
+  if (!form) return;
+  const send = async (language) => {
+    form.elements.language.value = language;
+    // Back to where the player is now (the play page moves to /play/<id> without a reload).
+    form.elements.next.value = location.pathname + location.search + location.hash;
+    const me = await currentUser();
+    if (me && !me.is_guest) await api("PATCH", "/api/v1/me", { language }).catch(() => null);
+    form.submit();
+  };
+  for (const select of document.querySelectorAll("[data-language-select]")) {
+    select.addEventListener("change", () => send(select.value));
+  }
+}
+
 applySettings();
 currentUser().then(showAccount);
+wireLanguage();
 wireAuthForm();
 wireResetForm();
 wireDialogs();
