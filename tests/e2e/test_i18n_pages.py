@@ -1,7 +1,7 @@
 """The play and replay pages in Croatian, Slovak and Polish (issue 21): a guest plays a move
 and an illegal one, opens the settings, resigns and watches the replay, and no English word
 of the pages' own is left, in the text, the live announcements or the aria labels; the moves
-take each language's plural forms."""
+take each language's plural forms, and Vegas dollars its currency format."""
 
 from __future__ import annotations
 
@@ -144,7 +144,8 @@ def test_play_and_replay_pages_speak_the_players_language(
         page.click('.toolbar [data-open-dialog="settings-dialog"]')
         page.wait_for_selector("#settings-dialog[open]")
         assert settings in page.inner_text("#settings-dialog")
-        assert english_left(page, "section.play, dialog") == []
+        assert english_left(page, "body") == []
+        page.uncheck("#settings-dialog input[name=winnable]")  # the Vegas deal below: at once
         page.click("#settings-dialog [value=close]")
         page.wait_for_selector("#settings-dialog", state="hidden")
         page.wait_for_selector("[data-toast]", state="hidden")
@@ -175,4 +176,13 @@ def test_play_and_replay_pages_speak_the_players_language(
         page.click("[data-forward]")
         wait_until(page, "location.hash === '#m=1'")
         assert MOVED_HOME[lang] in live_text(page)
-        assert english_left(page, "section.replay, dialog") == []
+        assert english_left(page, "body") == []
+
+        # Vegas dollars in the language's format: "-52 $", not the API's "-$52".
+        page.goto(f"/play/{game_id}")
+        page.click("[data-new]")
+        page.wait_for_selector("#new-game-dialog[open]")
+        page.check("#new-game-dialog input[name=preset][value=V]")
+        page.click("[data-start]")
+        wait_until(page, "klondike.game() && klondike.game().rules.preset === 'V'")
+        assert re.fullmatch(r"[-\u2212]52\s\$", page.inner_text("[data-score]").strip())

@@ -7,7 +7,7 @@ import { api, currentUser, el, modeName, requireSignIn } from "./api.js";
 import { Board } from "./board.js";
 import { cardName, describeChange, pileTarget } from "./cards.js";
 import { predict } from "./engine.js";
-import { formatDuration, formatMoves, formatNumber, gettext as _, interpolate as say, ngettext } from "./i18n.js";
+import { formatDuration, formatMoves, formatNumber, formatScore, gettext as _, interpolate as say, ngettext } from "./i18n.js";
 import { errorText } from "./messages.js";
 import { confirmDialog, loadSettings, showAccount } from "./site.js";
 
@@ -65,6 +65,8 @@ const isPlaying = () => game && game.status === "playing";
 const canRecycle = (g) => g.rules.passes === null || g.passes_used < g.rules.passes - 1;
 
 const rulesOf = (g) => ({ ...g.rules, canRecycle: canRecycle(g) });
+/** The game's score in the page's formats ("" when its rules keep none). */
+const scoreOf = (g) => formatScore(g.score, g.score_display);
 
 /** Queues an action; resolves once its answer is drawn. Exposed for automation as
  *  `klondike.act({action: "draw"})`. */
@@ -140,10 +142,10 @@ async function show(next, body) {
   if (body) boardStatus(""); // a hint or the cursor's words are about the last position
   if (body && before) {
     const change = describeChange(before.state, next.state);
-    const score = next.score_display || _("not kept");
+    const score = scoreOf(next) || _("not kept");
     if (body.action === "undo") announce(change ? say(_("Undone: %(change)s. Score %(score)s."), { change, score }) : say(_("Undone. Score %(score)s."), { score }));
     else if (body.action === "resign") announce(_("You resigned. The game is over."));
-    else announce(next.score !== before.score && next.score_display ? say(_("%(change)s. Score %(score)s"), { change, score }) : change);
+    else announce(next.score !== before.score && scoreOf(next) ? say(_("%(change)s. Score %(score)s"), { change, score }) : change);
   }
   // Automatic moves (preset R) came with the answer: the cards go home one by one.
   const automatic = before && body && body.action !== "undo" && next.seq - before.seq > 1;
@@ -156,7 +158,7 @@ async function show(next, body) {
 function updateStatus() {
   $("[data-status]").hidden = false;
   $("[data-score-wrap]").hidden = game.rules.scoring === "none";
-  $("[data-score]").textContent = game.score_display;
+  $("[data-score]").textContent = scoreOf(game);
   $("[data-moves]").textContent = formatNumber(game.moves);
   const limited = game.rules.passes !== null;
   const pass = { pass: formatNumber(game.passes_used + 1), passes: formatNumber(game.rules.passes) };
@@ -186,7 +188,7 @@ function updateHead() {
 function showOver() {
   const banner = $("[data-banner]");
   banner.replaceChildren(
-    el("span", { text: game.status === "won" ? say(_("Won with %(result)s."), { result: game.score_display || formatMoves(game.moves) }) : _("Game over: resigned.") }),
+    el("span", { text: game.status === "won" ? say(_("Won with %(result)s."), { result: scoreOf(game) || formatMoves(game.moves) }) : _("Game over: resigned.") }),
     el("a", { href: `/replay/${game.id}`, text: _("Watch the replay") }),
     el("button", { class: "button small", type: "button", text: _("New game"), onclick: openNewGame }),
   );
@@ -196,7 +198,7 @@ function showOver() {
 function showWin() {
   // [key, label, value]: the key names the row for dailyResult and the tests.
   const rows = [["moves", _("Moves"), formatNumber(game.moves)], ["time", _("Time"), formatDuration(game.elapsed_ms / 1000)]];
-  if (game.rules.scoring !== "none") rows.unshift(["score", _("Score"), game.score_display]);
+  if (game.rules.scoring !== "none") rows.unshift(["score", _("Score"), scoreOf(game)]);
   if (game.kind === "daily") rows.push(["rank", _("Rank"), "…"], ["par", _("Par"), "…"], ["streak", _("Streak"), "…"]);
   $("[data-banner]").hidden = true;
   winDialog.querySelector("[data-win-result]").replaceChildren(
@@ -214,7 +216,7 @@ function showWin() {
   winDialog.showModal();
   celebrate();
   const moves = formatMoves(game.moves);
-  announce(game.rules.scoring === "none" ? say(_("You won! %(moves)s."), { moves }) : say(_("You won! Score %(score)s, %(moves)s."), { score: game.score_display, moves }));
+  announce(game.rules.scoring === "none" ? say(_("You won! %(moves)s."), { moves }) : say(_("You won! Score %(score)s, %(moves)s."), { score: scoreOf(game), moves }));
   if (game.kind === "daily") dailyResult(game);
 }
 

@@ -4,7 +4,7 @@ import { api, el, modeName } from "./api.js";
 import { Board } from "./board.js";
 import { describeChange } from "./cards.js";
 import { positions, publicState } from "./engine.js";
-import { formatDollars, formatDuration, formatMoves, formatNumber, gettext as _, interpolate as say, ngettext } from "./i18n.js";
+import { formatDollars, formatDuration, formatMoves, formatNumber, formatScore, gettext as _, interpolate as say, ngettext } from "./i18n.js";
 import { actionLabel, analysisText } from "./messages.js";
 
 const root = document.querySelector("[data-replay]");
@@ -200,7 +200,7 @@ document.addEventListener("keydown", (e) => {
   const result = replay.result;
   $("[data-title]").textContent = say(_("Replay · %(mode)s"), { mode: [modeName(replay.rules), replay.code].filter(Boolean).join(" · ") });
   const undos = say(ngettext("%(count)s undo", "%(count)s undos", result.undos), { count: formatNumber(result.undos) });
-  $("[data-result]").textContent = [result.won ? _("Won") : _("Not won"), result.score_display, formatMoves(result.moves), undos,
+  $("[data-result]").textContent = [result.won ? _("Won") : _("Not won"), formatScore(result.score, result.score_display), formatMoves(result.moves), undos,
     formatDuration(result.elapsed_ms / 1000)].filter(Boolean).join(" · ");
   $("[data-score-wrap]").hidden = replay.rules.scoring === "none";
   scrubber.max = String(replay.actions.length);
