@@ -47,14 +47,6 @@ export function requireSignIn() {
   location.assign(`/signin?next=${next}`);
 }
 
-export function formatClock(ms) {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, "0");
-  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
-}
-
 // Functions, so that each name is looked up in the catalog when it is shown.
 const PRESET_NAMES = { N: () => gettext("Normal"), V: () => gettext("Vegas"), C: () => gettext("Classic"), R: () => gettext("Relaxed") };
 
@@ -77,8 +69,4 @@ export function el(tag, attrs = {}, ...children) {
   }
   node.append(...children.filter((c) => c !== null && c !== undefined && c !== false));
   return node;
-}
-
-export function formatDate(iso) {
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" });
 }
