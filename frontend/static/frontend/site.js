@@ -178,6 +178,9 @@ function wireLanguage() {
     form.elements.next.value = location.pathname + location.search + location.hash;
     const me = await currentUser();
     if (me && !me.is_guest) await api("PATCH", "/api/v1/me", { language }).catch(() => null);
+    // The page's token may be stale: signing in, or becoming a guest on the play page, renews it.
+    const fresh = await api("GET", "/api/v1/auth/csrf").catch(() => null);
+    if (fresh) form.elements.csrfmiddlewaretoken.value = fresh.csrf_token;
     form.submit();
   };
   for (const select of document.querySelectorAll("[data-language-select]")) {
