@@ -93,6 +93,13 @@ def page(browser: Any, base_url: str) -> Iterator[Any]:
         yield page
 
 
+@pytest.fixture
+def touch_page(browser: Any, base_url: str) -> Iterator[Any]:
+    """Like `page`, in a context with a touch screen."""
+    with watched_page(browser, base_url, has_touch=True) as page:
+        yield page
+
+
 def wait_until(page: Any, expression: str, arg: Any = None, timeout_s: float = 15.0) -> None:
     """Polls a JavaScript expression (or a function of `arg`) until it is truthy.
     `page.wait_for_function` cannot serve: it runs its predicate through `eval`, which the
@@ -131,6 +138,25 @@ def pile_cards(page: Any, pile: str) -> list[str | None]:
         f'[data-pile="{pile}"] .card', "nodes => nodes.map(n => n.dataset.card || null)"
     )
     return list(cards)
+
+
+def centre(page: Any, selector: str, dy: float | None = None) -> tuple[float, float]:
+    """A point in an element: its centre, or `dy` pixels below its top."""
+    box = page.locator(selector).bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + (box["height"] / 2 if dy is None else dy)
+
+
+def touch_drag(page: Any, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """Drags a finger from `start` to `end` in ten steps: a real touch (CDP), so the browser
+    makes its pointer events as for a phone's screen."""
+    (x, y), (tx, ty) = start, end
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for i in range(1, 11):
+        point = {"x": x + (tx - x) * i / 10, "y": y + (ty - y) * i / 10}
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
 
 
 def status(page: Any) -> dict[str, str]:

@@ -191,12 +191,6 @@ def test_a_stopped_server_gets_a_plain_message_a_retry_and_a_paused_clock(page: 
 # ------------------------------------------------------------------ smart tap (13)
 
 
-@pytest.fixture
-def touch_page(browser: Any, base_url: str) -> Iterator[Any]:
-    with watched_page(browser, base_url, has_touch=True) as page:
-        yield page
-
-
 def test_smart_tap_sends_a_card_to_its_best_column_with_one_tap(touch_page: Any) -> None:
     page = touch_page
     sign_up(page)

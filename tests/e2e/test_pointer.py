@@ -3,12 +3,18 @@ suit mark, a card in flight), and taps act at once and are never swallowed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import pile_cards, sign_up, start_casual, wait_until, watched_page
+from tests.e2e.conftest import (
+    centre,
+    pile_cards,
+    sign_up,
+    start_casual,
+    touch_drag,
+    wait_until,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -42,19 +48,6 @@ def play(page: Any, bodies: list[dict[str, Any]], settle: bool = True) -> None:
         wait_until(page, "!document.querySelector('.board .card.moving')")
 
 
-def centre(page: Any, selector: str, dy: float | None = None) -> tuple[float, float]:
-    """A point in an element: its centre, or `dy` pixels below its top."""
-    box = page.locator(selector).bounding_box()
-    return box["x"] + box["width"] / 2, box["y"] + (box["height"] / 2 if dy is None else dy)
-
-
-@pytest.fixture
-def touch_page(browser: Any, base_url: str) -> Iterator[Any]:
-    """Like `page`, in a context with a touch screen."""
-    with watched_page(browser, base_url, has_touch=True) as page:
-        yield page
-
-
 # ------------------------------------------------------------------ foundation cards
 
 
@@ -81,14 +74,11 @@ def test_a_foundation_card_can_be_dragged_back_with_a_finger(touch_page: Any) ->
     start_casual(page, CODE)
     play(page, [*TO_2H, {"action": "move", "from": "t2", "to": "f"}])
 
-    x, y = centre(page, '[data-pile="f2"] [data-card="2H"]')
-    tx, ty = centre(page, '[data-pile="t7"] [data-card="3S"]', dy=12)
-    cdp = page.context.new_cdp_session(page)  # a real touch: the browser makes its pointer events
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
-    for i in range(1, 11):
-        point = {"x": x + (tx - x) * i / 10, "y": y + (ty - y) * i / 10}
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    touch_drag(
+        page,
+        centre(page, '[data-pile="f2"] [data-card="2H"]'),
+        centre(page, '[data-pile="t7"] [data-card="3S"]', dy=12),
+    )
     page.wait_for_selector('[data-pile="t7"] [data-card="2H"]')
     assert pile_cards(page, "f2") == ["AH"]
 
