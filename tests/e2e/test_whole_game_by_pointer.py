@@ -82,6 +82,10 @@ def card_move(page: Any, src: str, dst: str, count: int, drag: Drag) -> None:
 
 
 def win_by_pointer(page: Any, press: Press, drag: Drag) -> None:
+    # Without the cards' flights a move is ready for the next gesture at once: these two
+    # games are the slowest tests of CI otherwise. The gestures during a flight have tests
+    # of their own (test_pointer.py).
+    page.emulate_media(reduced_motion="reduce")
     sign_up(page)
     game_id = start_casual(page, CODE)
     stock = centre(page, '[data-pile="stock"]')
