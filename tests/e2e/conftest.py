@@ -159,6 +159,32 @@ def touch_drag(page: Any, start: tuple[float, float], end: tuple[float, float]) 
     cdp.detach()
 
 
+def drag(page: Any, card: str, onto: str) -> None:
+    """Drags a card with the mouse, in steps, onto another card or pile."""
+    source = page.locator(f'.board [data-card="{card}"]').bounding_box()
+    target = page.locator(onto).bounding_box()
+    page.mouse.move(source["x"] + source["width"] / 2, source["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(target["x"] + target["width"] / 2, target["y"] + 12, steps=10)
+    page.mouse.up()
+
+
+def follow_hints_to_the_end(page: Any) -> str:
+    """Plays the hint endpoint's moves through the page's own API until the game ends;
+    returns its status."""
+    for _ in range(400):
+        state = page.evaluate(
+            """async () => {
+                const move = await klondike.hint();
+                if (move) await klondike.act(move);
+                return klondike.game().status;
+            }"""
+        )
+        if state != "playing":
+            break
+    return str(state)
+
+
 def status(page: Any) -> dict[str, str]:
     return {key: page.inner_text(f"[data-{key}]").strip() for key in ("score", "moves", "passes")}
 

@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import pile_cards, sign_up, start_casual, wait_until, watched_page
+from tests.e2e.conftest import (
+    drag,
+    pile_cards,
+    sign_up,
+    start_casual,
+    wait_until,
+    watched_page,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -21,15 +28,6 @@ CODE = "KL1-D1N-AAAAAAG"
 ACTIONS = "**/api/v1/games/*/actions"
 # Developer notation: a card as "5D", a pile as "t3" or "f1", a rules section.
 NOTATION = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b|\b[tf][1-7]\b|§|rules")
-
-
-def drag(page: Any, card: str, onto: str) -> None:
-    source = page.locator(f'.board [data-card="{card}"]').bounding_box()
-    target = page.locator(onto).bounding_box()
-    page.mouse.move(source["x"] + source["width"] / 2, source["y"] + 8)
-    page.mouse.down()
-    page.mouse.move(target["x"] + target["width"] / 2, target["y"] + 12, steps=10)
-    page.mouse.up()
 
 
 def settled(page: Any) -> None:

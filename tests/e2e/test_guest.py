@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import PASSWORD, pile_cards, sign_up, wait_until
+from tests.e2e.conftest import PASSWORD, follow_hints_to_the_end, pile_cards, sign_up, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -59,16 +59,7 @@ def test_a_guest_wins_then_signs_up_and_keeps_the_game(
     wait_until(page, "/^\\/play\\/\\d+$/.test(location.pathname)")  # dealt (history.pushState)
     page.wait_for_selector(".board .card.up")
     game_id = int(page.url.rsplit("/", 1)[1])
-    for _ in range(400):
-        state = page.evaluate(
-            """async () => {
-                const move = await klondike.hint();
-                if (move) await klondike.act(move);
-                return klondike.game().status;
-            }"""
-        )
-        if state != "playing":
-            break
+    state = follow_hints_to_the_end(page)
     assert state == "won"  # a guest wins without signing up
     page.wait_for_selector("#win-dialog[open]")
     page.keyboard.press("Escape")

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import (
+    drag,
+    follow_hints_to_the_end,
     pile_cards,
     screenshot,
     sign_up,
@@ -21,16 +23,6 @@ pytestmark = pytest.mark.e2e
 # t6 [9C KH JS 5H KC] 3S, t7 [9H 3C QD 7S QS 4D] AH; the stock draws QH JH AS QC 2S 2C 3H 6D
 # 4S 5C 4H KS 8H 8C 10S 8S 2D 5S 10D AC 10H JD 9S 6C.
 CODE = "KL1-D1N-AAAAAAG"
-
-
-def drag(page: Any, card: str, onto: str) -> None:
-    """Drags a card with the mouse, in steps, onto another card or pile."""
-    source = page.locator(f'.board [data-card="{card}"]').bounding_box()
-    target = page.locator(onto).bounding_box()
-    page.mouse.move(source["x"] + source["width"] / 2, source["y"] + 8)
-    page.mouse.down()
-    page.mouse.move(target["x"] + target["width"] / 2, target["y"] + 12, steps=10)
-    page.mouse.up()
 
 
 def wait_status(page: Any, **expected: str) -> None:
@@ -123,16 +115,7 @@ def test_a_whole_game_to_the_win_screen(page: Any, settings: Any) -> None:
     game_id = start_casual(page, code)
     page.click("[data-hint]")  # the button highlights the suggested move
     page.wait_for_selector(".board .hint, .board .pile.hint")
-    for _ in range(400):
-        state = page.evaluate(
-            """async () => {
-                const move = await klondike.hint();
-                if (move) await klondike.act(move);
-                return klondike.game().status;
-            }"""
-        )
-        if state != "playing":
-            break
+    state = follow_hints_to_the_end(page)
     assert state == "won"
     page.wait_for_selector("#win-dialog[open]")
     shown = page.inner_text('[data-win="score"]')
