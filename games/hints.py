@@ -11,7 +11,9 @@ A search costs up to HINT_BUDGET_S of a core, so:
   would find the same nothing;
 - a search runs in a process of its own below play's CPU priority (nice 10), so that a
   move's request, which needs a core for a few milliseconds, always comes first.
-A hint that follows the kept line of the last one costs no search at all.
+A hint that follows the kept line of the last one costs no search at all; so does the first
+hint of a game dealt "winnable only", whose kept line starts as the solver's proof of its deal
+(`games.pool.ProvenDeal`, kept by `games.services.game_start_winnable`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ from games.services import game_state
 logger = logging.getLogger(__name__)
 
 HINT_BUDGET_S = 0.5
-# A game's last winning line from a hint, so that the next hint follows it (solver.hint).
+# A game's last winning line from a hint, or the proof of its winnable deal, so that the next
+# hint follows it (solver.hint).
 HINT_LINE_KEY = "hint-line:v1"
 HINT_LINE_TTL_S = 3600
 # A position whose search found no line (rules included in the key).
@@ -73,26 +76,37 @@ def game_hint(*, game: Game) -> dict[str, Any]:
     if game.is_over:
         raise GameOverError(gettext("This game is over: there is nothing to hint."))
     state = game_state(game)
-    line_key = f"{HINT_LINE_KEY}:{game.pk}"
+    # The hint without a search: the kept line's next action when the line still wins from
+    # here (then it takes neither the player's search mark nor a slot of the host), else a
+    # heuristic move, which a search replaces when one may run.
+    hint = solver.hint(state, budget_s=0, line=_hint_line_get(_hint_line_key(game.pk)))
     no_line_key = f"{NO_LINE_KEY}:{_position_digest(game, state)}"
-    searched_before = cache_get(no_line_key) is not None
-    line = _hint_line_get(line_key)
-    with _one_search_per_player(game.user_id), _search_slots.take() as slot:
-        budget = HINT_BUDGET_S if slot and not searched_before else 0.0
-        if budget:
-            hint = search_process.hint(state, budget_s=budget, line=line)
-        else:
-            hint = solver.hint(state, budget_s=0, line=line)
-    # Cache entries, not records: writing them here keeps the read a read. The line stays on
-    # the server: it would give away face-down cards.
+    searched = False
+    if hint.source != "solver" and cache_get(no_line_key) is None:
+        with _one_search_per_player(game.user_id), _search_slots.take() as slot:
+            if slot:
+                hint = search_process.hint(state, budget_s=HINT_BUDGET_S)
+                searched = True
+    # Cache entries, not records: writing them here keeps the read a read.
     if hint.line:
-        cache_set(line_key, engine.format_actions(hint.line), HINT_LINE_TTL_S)
-    elif budget:
+        hint_line_keep(game_id=game.pk, line_text=engine.format_actions(hint.line))
+    elif searched:
         cache_set(no_line_key, 1, NO_LINE_TTL_S)
     return {
         "move": engine.action_to_dict(hint.action) if hint.action is not None else None,
         "source": hint.source,
     }
+
+
+def hint_line_keep(*, game_id: int, line_text: str) -> None:
+    """Keep a winning line (notation) of the game's current position for its next hint to
+    follow, for HINT_LINE_TTL_S. Best effort: with the cache unreachable, nothing is kept and
+    that hint searches. The line stays on the server: it would give away face-down cards."""
+    cache_set(_hint_line_key(game_id), line_text, HINT_LINE_TTL_S)
+
+
+def _hint_line_key(game_id: int) -> str:
+    return f"{HINT_LINE_KEY}:{game_id}"
 
 
 @contextlib.contextmanager

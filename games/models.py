@@ -320,6 +320,9 @@ class PooledDeal(models.Model):
     draw = models.PositiveSmallIntegerField()
     preset = models.CharField(max_length=1)
     number = models.BigIntegerField()
+    # The proof: the solver's winning line (notation), which the game's first hint follows.
+    # Server-only: it would give away face-down cards. "" in a row pooled before it was kept.
+    line = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -6,7 +6,8 @@ mode (draw and preset). A Celery job on the `analysis` queue fills it (`games.ta
 beat and after a game takes a deal from it; in embedded mode the fill runs on the web process's
 background thread instead. A game takes the oldest deal of its mode; with the pool empty, the
 request tries a few candidates itself, each with a short solver budget, and falls back to an
-unproven random deal, which the answer flags (`winnable: false`).
+unproven random deal, which the answer flags (`winnable: false`). A proven deal comes with its
+proof, the solver's winning line, so that the game's first hint follows it without a search.
 
 Nothing here may hand out an open daily's deal (its code, layout and solution are secret until
 its board is final): every number is checked when it is drawn and again when it is taken,
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
@@ -61,16 +63,28 @@ def deal_number_random() -> int:
     return number
 
 
-def _proven(*, draw: int, preset: str, number: int, budget_s: float) -> bool:
-    """Whether the solver proves the deal winnable under the mode's rules within `budget_s`
-    (its `Solved` is a line it replayed to a win through the engine)."""
+@dataclass(frozen=True)
+class ProvenDeal:
+    """A deal number proven winnable under a mode's rules, and the proof: the solver's
+    winning line in the engine's notation (`engine.format_actions`). The line stays on the
+    server (it would give away face-down cards); "" for a deal pooled before lines were kept."""
+
+    number: int
+    line: str
+
+
+def _proof(*, draw: int, preset: str, number: int, budget_s: float) -> str | None:
+    """The winning line (notation) by which the solver proves the deal winnable under the
+    mode's rules within `budget_s`, or None: no proof in time. The solver replayed its
+    `Solved` line to a win through the engine before returning it."""
     state = engine.GameState.from_code(str(engine.DealCode(draw, preset, number)))
-    return isinstance(solver.solve(state, budget_s=budget_s), solver.Solved)
+    verdict = solver.solve(state, budget_s=budget_s)
+    return engine.format_actions(verdict.actions) if isinstance(verdict, solver.Solved) else None
 
 
-def deal_pool_take(*, draw: int, preset: str) -> int | None:
-    """Take the oldest proven-winnable deal number of the mode out of its pool; None when
-    the pool has none. A pooled number that has become an open daily's since is dropped."""
+def deal_pool_take(*, draw: int, preset: str) -> ProvenDeal | None:
+    """Take the oldest proven-winnable deal of the mode out of its pool; None when the pool
+    has none. A pooled number that has become an open daily's since is dropped."""
     while True:
         with transaction.atomic():
             row = (
@@ -83,13 +97,13 @@ def deal_pool_take(*, draw: int, preset: str) -> int | None:
                 return None
             row.delete()
             if not deal_number_is_open_daily(row.number):
-                return row.number
+                return ProvenDeal(row.number, row.line)
 
 
-def deal_prove_now(*, draw: int, preset: str) -> int | None:
-    """A deal number of the mode proven winnable now, within ON_DEMAND_BUDGET_S in all, or
-    None: the budget ran out, or every solver slot of the host is busy. For a request that
-    found the pool empty; holds no transaction."""
+def deal_prove_now(*, draw: int, preset: str) -> ProvenDeal | None:
+    """A deal of the mode proven winnable now, within ON_DEMAND_BUDGET_S in all, or None:
+    the budget ran out, or every solver slot of the host is busy. For a request that found
+    the pool empty; holds no transaction."""
     with _search_slots.take() as got:
         if not got:
             return None
@@ -97,14 +111,16 @@ def deal_prove_now(*, draw: int, preset: str) -> int | None:
         while (left := deadline - time.monotonic()) > 0:
             number = deal_number_random()
             budget = min(ON_DEMAND_BUDGET_S_PER_DEAL, left)
-            if _proven(draw=draw, preset=preset, number=number, budget_s=budget):
-                return number
+            line = _proof(draw=draw, preset=preset, number=number, budget_s=budget)
+            if line is not None:
+                return ProvenDeal(number, line)
     return None
 
 
 def deal_pool_fill(*, draw: int, preset: str, seconds: float) -> int:
-    """Add proven-winnable deals to the mode's pool until it holds DEAL_POOL_SIZE or
-    `seconds` have passed; returns how many were added. Idempotent: a full pool gets none.
+    """Add proven-winnable deals, each with its winning line, to the mode's pool until it
+    holds DEAL_POOL_SIZE or `seconds` have passed; returns how many were added. Idempotent: a
+    full pool gets none.
 
     Each candidate gets DEAL_POOL_SOLVE_BUDGET_S of solver time; one the solver does not
     prove (unwinnable, or undecided in the budget) is passed over.
@@ -115,8 +131,11 @@ def deal_pool_fill(*, draw: int, preset: str, seconds: float) -> int:
     while time.monotonic() < deadline and mode.count() < settings.DEAL_POOL_SIZE:
         number = deal_number_random()
         budget = settings.DEAL_POOL_SOLVE_BUDGET_S
-        if _proven(draw=draw, preset=preset, number=number, budget_s=budget):
-            _, created = PooledDeal.objects.get_or_create(draw=draw, preset=preset, number=number)
+        line = _proof(draw=draw, preset=preset, number=number, budget_s=budget)
+        if line is not None:
+            _, created = PooledDeal.objects.get_or_create(
+                draw=draw, preset=preset, number=number, defaults={"line": line}
+            )
             added += created
     return added
 

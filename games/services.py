@@ -223,25 +223,29 @@ def games_unplayed_delete(*, users: QuerySet[User]) -> int:
 def game_start_winnable(*, user: User, draw: int, preset: str) -> tuple[Game, bool]:
     """Start a casual game of the mode on a deal the solver has proven winnable ("winnable
     deals only"): from the mode's pool, else one proven now within a short budget, else a
-    random deal. Returns the game and whether its deal is proven winnable. Solves outside any
-    transaction; queues a fill of the pool when it runs low.
+    random deal. Returns the game and whether its deal is proven winnable. The proof's winning
+    line becomes the game's kept hint line, so that its first hint follows the proof without a
+    search. Solves outside any transaction; queues a fill of the pool when it runs low.
 
     :raises AuthenticationFailed: the account was deactivated.
     """
+    # games.hints imports this module (game_state): imported here, not at the top.
+    from games.hints import hint_line_keep
+
     user_check_active(user_id=user.pk)
-    number = pool.deal_pool_take(draw=draw, preset=preset)
-    if number is None:
-        number = pool.deal_prove_now(draw=draw, preset=preset)
-    proven = number is not None
+    proven = pool.deal_pool_take(draw=draw, preset=preset)
+    if proven is None:
+        proven = pool.deal_prove_now(draw=draw, preset=preset)
     if pool.deal_pool_low(draw=draw, preset=preset):
         pool.deal_pool_fill_queue(draw, preset)
-    deal_code = engine.DealCode(
-        draw=draw, preset=preset, number=number if proven else pool.deal_number_random()
-    )
+    number = proven.number if proven is not None else pool.deal_number_random()
+    deal_code = engine.DealCode(draw=draw, preset=preset, number=number)
     with transaction.atomic():
         deal = deal_get_or_create(number=deal_code.number)
         game = game_create(user=user, deal=deal, rules=deal_code.rules, kind=Game.Kind.CASUAL)
-    return game, proven
+    if proven is not None and proven.line:  # committed: a cache entry, best effort
+        hint_line_keep(game_id=game.pk, line_text=proven.line)
+    return game, proven is not None
 
 
 def _entries(applied: engine.Applied) -> list[LogEntry]:

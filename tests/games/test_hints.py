@@ -127,3 +127,24 @@ def test_hints_games_and_exports_are_rate_limited(start, auth_client, settings, 
     assert codes == [201, 429]  # the first game of this test counted too
     assert auth_client.get("/api/v1/games?mine=1").status_code == 200  # reading is not
     assert [auth_client.get("/api/v1/games/export").status_code for _ in range(2)] == [200, 429]
+
+
+def test_a_hint_along_the_kept_line_takes_no_search(start, auth_client, searches, slots):
+    """Not the player's search mark (no 429 while one is held), nor a slot of the host."""
+    from django.core.cache import cache
+
+    from games import engine
+
+    game = start()
+    proof = solver.solve(engine.GameState.from_code(game["code"]), budget_s=5.0)
+    hints.hint_line_keep(game_id=game["id"], line_text=engine.format_actions(proof.actions))
+    cache.add(f"{hints.SEARCHING_KEY}:{auth_client.user.pk}", 1, 10)  # one in progress
+    with slots.take() as held:  # and the host's only slot taken
+        assert held
+        response = _hint(auth_client, game)
+    assert response.status_code == 200
+    assert response.json() == {
+        "move": engine.action_to_dict(proof.actions[0]),
+        "source": "solver",
+    }
+    assert searches == [0.0]  # the line, replayed in this process

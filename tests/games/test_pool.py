@@ -1,5 +1,6 @@
 """Winnable deals only (`games.pool`): a pool of solver-proven deals per mode, filled outside
-requests, never an open daily's deal, and a clear flag when no proven deal was ready."""
+requests, never an open daily's deal, and a clear flag when no proven deal was ready. A proven
+deal keeps its proof, a winning line, which the game's hints follow without a search."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from typing import Any
 import pytest
 import time_machine
 
-from games import engine, pool, tasks
+from config import cache as shared
+from games import engine, hints, pool, search_process, tasks
 from games.daily import services as daily_services
 from games.engine import solver
+from games.engine.solver import hints as engine_hints
 from games.models import Game, PooledDeal
 
 pytestmark = pytest.mark.django_db
@@ -24,6 +27,11 @@ def _proven(code: str) -> bool:
     """The solver's own verdict, asked again: a proof, not the pool's word."""
     verdict = solver.solve(engine.GameState.from_code(code), budget_s=5.0)
     return isinstance(verdict, solver.Solved)
+
+
+def _line_wins(code: str, line: str) -> bool:
+    """Whether the line (notation) wins the deal from its start, replayed by the engine."""
+    return solver.replay_wins(engine.GameState.from_code(code), engine.parse_actions(line))
 
 
 def _winnable_game(client: Any, draw: int = 1, preset: str = "N") -> dict[str, Any]:
@@ -57,10 +65,10 @@ def test_the_fill_pools_only_deals_the_solver_proves(small_pool, monkeypatch) ->
     drawn = iter([unwinnable])
     monkeypatch.setattr(pool, "deal_number_random", lambda: next(drawn, None) or real_random())
     assert pool.deal_pool_fill(draw=1, preset="N", seconds=60) == 3
-    numbers = list(PooledDeal.objects.filter(draw=1, preset="N").values_list("number", flat=True))
-    assert len(numbers) == 3 and unwinnable not in numbers
-    for number in numbers:
-        assert _proven(str(engine.DealCode(1, "N", number)))
+    rows = list(PooledDeal.objects.filter(draw=1, preset="N"))
+    assert len(rows) == 3 and unwinnable not in [row.number for row in rows]
+    for row in rows:  # each with its proof: a line the engine replays to a win
+        assert _line_wins(str(engine.DealCode(1, "N", row.number)), row.line)
     assert pool.deal_pool_fill(draw=1, preset="N", seconds=60) == 0  # full: idempotent
 
 
@@ -104,7 +112,7 @@ def test_no_proven_deal_in_time_deals_a_random_one_with_a_flag(
 
 
 def test_without_winnable_nothing_is_asked_of_the_solver(auth_client, monkeypatch) -> None:
-    monkeypatch.setattr(pool, "_proven", lambda **_: pytest.fail("solved"))
+    monkeypatch.setattr(pool, "_proof", lambda **_: pytest.fail("solved"))
     answer = auth_client.post("/api/v1/games", {"draw": 1, "preset": "N"}, format="json")
     assert answer.status_code == 201 and answer.json()["winnable"] is None
     assert not PooledDeal.objects.exists()
@@ -141,7 +149,7 @@ def test_the_fill_and_the_on_demand_proof_never_pick_an_open_daily(
     number = open_daily.deal.number
     drawn = iter([number, number, 6])
     monkeypatch.setattr(pool.secrets, "randbelow", lambda _: next(drawn, 6))
-    assert pool.deal_prove_now(draw=1, preset="N") == 6
+    assert pool.deal_prove_now(draw=1, preset="N").number == 6
     drawn = iter([number, 6])
     pool.deal_pool_fill(draw=1, preset="N", seconds=5)
     assert list(PooledDeal.objects.values_list("number", flat=True)) == [6]
@@ -191,7 +199,92 @@ def test_the_fill_tasks_run_on_the_analysis_queue(settings) -> None:
 
 
 def test_the_beats_fill_tops_up_every_mode(small_pool, monkeypatch) -> None:
-    monkeypatch.setattr(pool, "_proven", lambda **_: True)
+    monkeypatch.setattr(pool, "_proof", lambda **_: "draw\n")
     assert tasks.fill_deal_pools() == 3 * len(pool.POOL_MODES)
     for draw, preset in pool.POOL_MODES:
         assert PooledDeal.objects.filter(draw=draw, preset=preset).count() == 3
+
+
+def _no_search(monkeypatch: Any) -> None:
+    """From here on, a hint that searches fails the test, in this process or in the search
+    process."""
+
+    def searched(*args: Any, **kwargs: Any) -> None:
+        pytest.fail("the hint searched instead of following the proof")
+
+    monkeypatch.setattr(search_process, "hint", searched)
+    monkeypatch.setattr(solver, "solve", searched)
+    monkeypatch.setattr(engine_hints, "solve", searched)  # the one solver.hint calls
+
+
+def _hint(client: Any, game: dict[str, Any]) -> dict[str, Any]:
+    answer = client.get(f"/api/v1/games/{game['id']}/hint")
+    assert answer.status_code == 200, answer.content
+    return dict(answer.json())
+
+
+def test_a_pooled_deals_first_hint_follows_its_proof(small_pool, auth_client, monkeypatch) -> None:
+    pool.deal_pool_fill(draw=1, preset="N", seconds=60)
+    game = _winnable_game(auth_client)
+    _no_search(monkeypatch)
+    hint = _hint(auth_client, game)
+    assert hint["source"] == "solver" and hint["move"] is not None
+
+
+def test_the_on_demand_proof_is_kept_for_the_hints_too(
+    small_pool, auth_client, monkeypatch
+) -> None:
+    from django.core.cache import cache
+
+    game = _winnable_game(auth_client)  # the pool is empty: proven in the request
+    assert game["winnable"] is True
+    line = cache.get(f"{hints.HINT_LINE_KEY}:{game['id']}")
+    assert isinstance(line, str) and _line_wins(game["code"], line)
+    _no_search(monkeypatch)
+    assert _hint(auth_client, game)["source"] == "solver"
+
+
+def test_a_player_who_follows_the_hints_of_a_winnable_vegas_deal_wins_it(
+    settings, auth_client, act, monkeypatch
+) -> None:
+    """Vegas has one pass through the stock, so a search from the start often finds nothing in
+    half a second; the proof's line leads the player to the win."""
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]  # a hint a move: over 60/min
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**rates, "hints": "1000/min"},
+    }
+    settings.DEAL_POOL_SIZE = 1
+    monkeypatch.setattr(pool, "deal_number_random", lambda: 19)  # D1V proven in hundredths
+    assert pool.deal_pool_fill(draw=1, preset="V", seconds=60) == 1
+    game = _winnable_game(auth_client, preset="V")
+    assert engine.DealCode.parse(game["code"]).number == 19
+    _no_search(monkeypatch)
+    while game["status"] == "playing":
+        hint = _hint(auth_client, game)
+        assert hint["source"] == "solver", hint
+        played = act(game, **hint["move"])
+        assert played.status_code == 200, played.content
+        game = played.json()
+    assert game["status"] == "won"
+
+
+def test_a_cache_that_cannot_keep_the_proof_does_not_fail_the_start(
+    small_pool, auth_client, monkeypatch
+) -> None:
+    from django.core.cache import cache
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    real_set = cache.set
+
+    def set_or_fail(key: str, *args: Any, **kwargs: Any) -> Any:
+        if key.startswith(hints.HINT_LINE_KEY):
+            raise RedisConnectionError("as if Redis were down")
+        return real_set(key, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "set", set_or_fail)
+    try:
+        game = _winnable_game(auth_client)
+    finally:
+        shared.cache_answered()  # end the pause the failure started
+    assert game["winnable"] is True and game["status"] == "playing"
