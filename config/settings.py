@@ -201,6 +201,7 @@ CELERY_TASK_ROUTES = {
     "games.tasks.analyse_game": {"queue": "analysis"},
     "games.tasks.fill_deal_pool": {"queue": "analysis"},
     "games.tasks.fill_deal_pools": {"queue": "analysis"},
+    "games.tasks.search_hint_line": {"queue": "analysis"},
 }
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "ensure-daily-deals": {"task": "games.tasks.ensure_daily_deals", "schedule": 600.0},
@@ -405,4 +406,7 @@ SOLVER_SEARCHES_AT_ONCE = env.SOLVER_SEARCHES_AT_ONCE
 # the fill job gives each candidate.
 DEAL_POOL_SIZE = 20
 DEAL_POOL_SOLVE_BUDGET_S = 2.0
+# A hint whose half-second search ran out of time is searched again outside the request for this
+# long (games.hints.hint_line_search): a winnable position of a one-pass preset often needs 1-10 s.
+HINT_BACKGROUND_BUDGET_S = 10.0
 CSRF_FAILURE_VIEW = "config.api.csrf_failure"

@@ -8,6 +8,7 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from games import (
             db,  # noqa: F401  (connects the connection_created hook)
+            hints,
             pool,
             services,
             tasks,
@@ -20,5 +21,6 @@ class GamesConfig(AppConfig):
         services.game_ended.connect(daily_services.daily_game_finished)
         services.game_ended.connect(tasks.lost_game_analysis_queue)
         pool.deal_pool_fill_queue.connect(tasks.deal_pool_fill_queue)
+        hints.hint_line_search_queue.connect(tasks.hint_line_search_queue)
         daily_services.rank_queue.connect(tasks.rank_queue)
         daily_services.integrity_check_queue.connect(tasks.integrity_check_queue)

@@ -14,6 +14,13 @@ A search costs up to HINT_BUDGET_S of a core, so:
 A hint that follows the kept line of the last one costs no search at all; so does the first
 hint of a game dealt "winnable only", whose kept line starts as the solver's proof of its deal
 (`games.pool.ProvenDeal`, kept by `games.services.game_start_winnable`).
+
+A winnable position of a one-pass preset often needs seconds of search, not half of one. So a
+search that ran out of time without a verdict (not one that proved the position lost) goes on
+outside the request, once per position: `hint_line_search`, for HINT_BACKGROUND_BUDGET_S, on
+the `analysis` queue or embedded mode's background thread (`games.tasks`). It holds a slot of
+the host's searches but never the player's mark, and keeps the line it finds as the game's
+kept line, so that the next hint follows a proven winning line.
 """
 
 from __future__ import annotations
@@ -21,7 +28,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -32,9 +40,11 @@ from accounts.authentication import user_check_active
 from config.api import ApplicationError, ForbiddenError
 from config.cache import CACHE_ERRORS, cache_failed, cache_get, cache_paused, cache_set
 from config.env import VAR_DIR
+from config.hooks import Hook
 from config.slots import HostSlots
 from games import engine, search_process
 from games.engine import solver
+from games.engine.solver.hints import NO_LINE_YET
 from games.errors import GameOverError
 from games.models import Game
 from games.services import game_state
@@ -52,6 +62,14 @@ NO_LINE_TTL_S = 3600
 # A player's hint search in progress; it outlives any search, in case its process dies.
 SEARCHING_KEY = "hint-searching:v1"
 SEARCHING_TTL_S = 10
+# A background search waits at most this long for a slot of the host: a hint's own search holds
+# one for HINT_BUDGET_S.
+BACKGROUND_SLOT_WAIT_S = 2.0
+
+# Sends the background search of a hint's position (game id, position digest) to run outside
+# the request: a task on the `analysis` queue, or embedded mode's background thread
+# (`games.tasks.hint_line_search_queue`, connected in `games.apps`).
+hint_line_search_queue: Hook[[int, str]] = Hook("games.hints.hint_line_search_queue")
 
 _search_slots = HostSlots("solver-search", settings.SOLVER_SEARCHES_AT_ONCE, VAR_DIR / "locks")
 
@@ -80,7 +98,8 @@ def game_hint(*, game: Game) -> dict[str, Any]:
     # here (then it takes neither the player's search mark nor a slot of the host), else a
     # heuristic move, which a search replaces when one may run.
     hint = solver.hint(state, budget_s=0, line=_hint_line_get(_hint_line_key(game.pk)))
-    no_line_key = f"{NO_LINE_KEY}:{_position_digest(game, state)}"
+    position = _position_digest(game, state)
+    no_line_key = f"{NO_LINE_KEY}:{position}"
     searched = False
     if hint.source != "solver" and cache_get(no_line_key) is None:
         with _one_search_per_player(game.user_id), _search_slots.take() as slot:
@@ -92,6 +111,8 @@ def game_hint(*, game: Game) -> dict[str, Any]:
         hint_line_keep(game_id=game.pk, line_text=engine.format_actions(hint.line))
     elif searched:
         cache_set(no_line_key, 1, NO_LINE_TTL_S)
+        if NO_LINE_YET in hint.reason:  # out of time, not a proof of loss: search on, longer
+            _line_search_queue(game.pk, position)
     return {
         "move": engine.action_to_dict(hint.action) if hint.action is not None else None,
         "source": hint.source,
@@ -103,6 +124,82 @@ def hint_line_keep(*, game_id: int, line_text: str) -> None:
     follow, for HINT_LINE_TTL_S. Best effort: with the cache unreachable, nothing is kept and
     that hint searches. The line stays on the server: it would give away face-down cards."""
     cache_set(_hint_line_key(game_id), line_text, HINT_LINE_TTL_S)
+
+
+def hint_line_search(*, game_id: int, position: str) -> str:
+    """Search a hint's position again for HINT_BACKGROUND_BUDGET_S, after the hint's own search
+    ran out of time, and keep the winning line it finds as the game's kept line. For a task
+    outside the request (`hint_line_search_queue`): it holds a slot of the host's searches,
+    waiting up to BACKGROUND_SLOT_WAIT_S for one, but never the player's search mark, and
+    searches in the search process's background lane. Idempotent.
+
+    `position`: the `_position_digest` searched for. Returns what came of it: "stale" (no
+    search: the game is gone, over, a ranked daily attempt, or no longer at `position`),
+    "busy" (no slot came free), "lost" (proven; the position keeps its no-line mark), "no line"
+    (out of time again: nothing more), "kept" (a line, kept), "not kept" (a line, but the
+    player has since left it, or a later hint found one). A line clears the position's no-line
+    mark either way.
+    """
+    state = _playable_state(game_id, position)
+    if state is None:
+        return "stale"
+    hint = _search_when_a_slot_is_free(state)
+    if hint is None:
+        return "busy"
+    if not hint.line:
+        return "no line" if NO_LINE_YET in hint.reason else "lost"
+    with contextlib.suppress(*CACHE_ERRORS):  # best effort: it expires on its own
+        cache.delete(f"{NO_LINE_KEY}:{position}")
+    # The player may have moved meanwhile. Keep the line only where the next hint continues it
+    # (solver.hint): the same position, or the one its first action leads to; and never over a
+    # line a later hint found.
+    now = _playable_state(game_id, None)
+    if now is None or _continues(now, _hint_line_get(_hint_line_key(game_id))):
+        return "not kept"
+    if not _continues(now, hint.line):
+        return "not kept"
+    hint_line_keep(game_id=game_id, line_text=engine.format_actions(hint.line))
+    return "kept"
+
+
+def _line_search_queue(game_id: int, position: str) -> None:
+    """Queue `hint_line_search` of the game's position. Best effort: a queue that cannot take
+    it (Redis away, the background thread gone) is logged, and the hint's answer stands."""
+    try:
+        hint_line_search_queue(game_id, position)
+    except Exception:
+        logger.exception("could not queue the background search of game %s's hint", game_id)
+
+
+def _playable_state(game_id: int, position: str | None) -> engine.GameState | None:
+    """The game's current state, if it is a casual game in play (at `position`, unless None)."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or game.is_over or game.daily_id is not None:
+        return None
+    state = game_state(game)
+    if position is not None and _position_digest(game, state) != position:
+        return None
+    return state
+
+
+def _search_when_a_slot_is_free(state: engine.GameState) -> solver.Hint | None:
+    """The background search of `state`, in a slot of the host's searches; None when none
+    came free within BACKGROUND_SLOT_WAIT_S."""
+    deadline = time.monotonic() + BACKGROUND_SLOT_WAIT_S
+    while True:
+        with _search_slots.take() as slot:
+            if slot:
+                budget_s = settings.HINT_BACKGROUND_BUDGET_S
+                return search_process.hint(state, budget_s=budget_s, lane="background")
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.1)
+
+
+def _continues(state: engine.GameState, line: Sequence[engine.PlainAction]) -> bool:
+    """Whether `solver.hint` continues `line` from `state`: it, or its rest after its first
+    action, still replays to a win."""
+    return any(rest and solver.replay_wins(state, rest) for rest in (line[1:], line))
 
 
 def _hint_line_key(game_id: int) -> str:

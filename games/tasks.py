@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from config.cache import CACHE_ERRORS
-from games import clock, pool
+from games import clock, hints, pool
 from games import services as game_services
 from games.daily import services
 from games.models import DailyDeal, Game
@@ -87,22 +87,37 @@ def fill_deal_pools() -> int:
     )
 
 
-# Embedded mode runs tasks eagerly, in the request that sends them. An analysis or a pool
-# fill takes seconds of solver time, so there it runs on this one background thread instead,
-# one at a time.
+@shared_task(
+    acks_late=True,
+    soft_time_limit=settings.HINT_BACKGROUND_BUDGET_S + 30,
+    time_limit=settings.HINT_BACKGROUND_BUDGET_S + 60,
+)
+def search_hint_line(game_id: int, position: str) -> str:
+    """Search a hint's position again with a longer budget and keep the winning line it finds
+    (`hints.hint_line_search`); returns what came of it."""
+    return hints.hint_line_search(game_id=game_id, position=position)
+
+
+# Embedded mode runs tasks eagerly, in the request that sends them. An analysis, a pool fill or
+# a hint's background search takes seconds of solver time, so there it runs on this one
+# background thread instead, one at a time.
 _analysis_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="analysis")
 
 
-def analysis_queue(game_id: int) -> None:
-    """Analyse a lost game once the transaction commits, never inside the request: on a
-    worker's `analysis` queue, behind nothing that ranks; in embedded mode, on this
-    process's background thread."""
+def _slow_queue(task: Any, *args: Any) -> None:
+    """Run `task` once the transaction commits, never inside the request: on a worker's
+    `analysis` queue (CELERY_TASK_ROUTES), behind nothing that ranks; in embedded mode, on
+    this process's background thread."""
     if settings.EMBEDDED:
-        transaction.on_commit(
-            lambda: _analysis_thread.submit(_in_background, analyse_game, game_id)
-        )
+        transaction.on_commit(lambda: _analysis_thread.submit(_in_background, task, *args))
     else:
-        analyse_game.delay_on_commit(game_id)
+        task.delay_on_commit(*args)
+
+
+def analysis_queue(game_id: int) -> None:
+    """Analyse a lost game once the transaction commits, never inside the request
+    (`_slow_queue`)."""
+    _slow_queue(analyse_game, game_id)
 
 
 # A fill of a mode's pool is queued at most once in this many seconds (`deal_pool_fill_queue`):
@@ -112,21 +127,15 @@ DEAL_POOL_FILL_QUEUED_S = DEAL_POOL_FILL_S
 
 def deal_pool_fill_queue(draw: int, preset: str) -> None:
     """Fill a mode's pool outside the request (`pool.deal_pool_fill_queue`, connected in
-    `games.apps`): on a worker's `analysis` queue; in embedded mode, on this process's
-    background thread. Best effort: a fill already queued lately is not queued again, and a
-    cache that cannot answer queues it anyway."""
+    `games.apps`; `_slow_queue`). Best effort: a fill already queued lately is not queued
+    again, and a cache that cannot answer queues it anyway."""
     key = f"deal-pool-fill:D{draw}{preset}"
     try:
         if not cache.add(key, 1, DEAL_POOL_FILL_QUEUED_S):
             return
     except CACHE_ERRORS:
         pass
-    if settings.EMBEDDED:
-        transaction.on_commit(
-            lambda: _analysis_thread.submit(_in_background, fill_deal_pool, draw, preset)
-        )
-    else:
-        fill_deal_pool.delay_on_commit(draw, preset)
+    _slow_queue(fill_deal_pool, draw, preset)
 
 
 def _in_background(task: Any, *args: Any) -> None:
@@ -151,6 +160,12 @@ def integrity_check_queue(game_id: int) -> None:
     """Check a finished ranked game once the transaction commits
     (`services.integrity_check_queue`)."""
     check_game_integrity.delay_on_commit(game_id)
+
+
+def hint_line_search_queue(game_id: int, position: str) -> None:
+    """Search a hint's position again outside the request (`hints.hint_line_search_queue`;
+    `_slow_queue`)."""
+    _slow_queue(search_hint_line, game_id, position)
 
 
 def lost_game_analysis_queue(game: Game, log: list[str]) -> None:

@@ -1,5 +1,6 @@
 """Hints cannot starve play: one search per player at a time, a rate, a bound on searches
-per host shared by every process, and no second search of a position that found nothing."""
+per host shared by every process, and no second search of a position that found nothing. A
+search that ran out of time goes on in the background, and its line serves the next hint."""
 
 from __future__ import annotations
 
@@ -68,13 +69,28 @@ def test_a_search_runs_in_a_process_of_its_own_below_plays_priority():
 
     hint = search_process.hint(GameState.from_code("KL1-D1N-AAAAAAG"), budget_s=2.0)
     assert hint.source == "solver" and hint.line
-    maker, pool = search_process._pool
+    maker, pool = search_process._pools["request"]
     [pid] = pool._processes  # the one search process
     stat = Path(f"/proc/{pid}/stat").read_text()
     nice = int(stat.rsplit(")", 1)[1].split()[16])  # field 19
     expected = min(19, os.nice(0) + search_process.NICENESS)  # below this process's own
     assert (maker, nice) == (os.getpid(), expected)
     assert pid != os.getpid()
+
+
+def test_a_daemonic_process_searches_in_itself(monkeypatch):
+    """A Celery worker's process is daemonic, and multiprocessing lets it start no process: the
+    `analysis` worker (niced itself) searches in its own process."""
+    from types import SimpleNamespace
+
+    from games.engine import GameState
+
+    worker = SimpleNamespace(daemon=True, name="ForkPoolWorker-1")
+    monkeypatch.setattr(search_process.multiprocessing, "current_process", lambda: worker)
+    state = GameState.from_code("KL1-D1N-AAAAAAG")
+    hint = search_process.hint(state, budget_s=2.0, lane="background")
+    assert hint.source == "solver" and hint.line
+    assert search_process._pools == {}  # no search process
 
 
 def test_a_busy_host_answers_at_once_without_searching(start, auth_client, searches, slots):
@@ -148,3 +164,188 @@ def test_a_hint_along_the_kept_line_takes_no_search(start, auth_client, searches
         "source": "solver",
     }
     assert searches == [0.0]  # the line, replayed in this process
+
+
+def _position(game_id):
+    """The digest of the game's current position, as the hint's background search gets it."""
+    from games.models import Game
+    from games.services import game_state
+
+    row = Game.objects.get(pk=game_id)
+    return hints._position_digest(row, game_state(row))
+
+
+@pytest.mark.django_db(transaction=True)  # the background thread reads the committed game
+def test_a_search_out_of_time_goes_on_in_the_background_and_serves_the_next_hint(
+    start, auth_client, slots, settings, monkeypatch
+):
+    """The hint's half-second search finds no line yet (here at once); one longer search of
+    that position follows outside the request (embedded: the background thread; scaled: the
+    `analysis` queue), and the next hint follows the line it found, without a search."""
+    import threading
+
+    from games import tasks
+
+    lanes: list[str] = []
+    real_search = search_process.hint
+
+    def search(state, *, budget_s, line=(), lane="request"):
+        lanes.append(lane)
+        if lane == "background":  # the real solver: a D1N deal is solved in milliseconds
+            return real_search(state, budget_s=budget_s, line=line, lane=lane)
+        assert lanes.count("request") == 1, "a hint searched again in the request"
+        return solver.hint(state, budget_s=0, line=line)  # out of time: "no line found yet"
+
+    monkeypatch.setattr(search_process, "hint", search)
+    queued: list[tuple[int, str]] = []
+    outcomes: list[str] = []
+    real_task = tasks.search_hint_line
+    if settings.EMBEDDED:  # recorded when the background thread runs it
+
+        def task(*args):
+            queued.append(args)
+            outcomes.append(real_task(*args))
+
+        monkeypatch.setattr(tasks, "search_hint_line", task)
+        held = threading.Event()  # the background thread is busy until both hints are in
+        tasks._analysis_thread.submit(held.wait, 60)
+    else:  # sent to a worker's `analysis` queue
+        monkeypatch.setattr(tasks.search_hint_line, "delay", lambda *args: queued.append(args))
+    game = start()
+    try:
+        first, again = _hint(auth_client, game), _hint(auth_client, game)
+    finally:
+        if settings.EMBEDDED:
+            held.set()
+    assert first.status_code == again.status_code == 200
+    assert first.json()["source"] == again.json()["source"] == "heuristic"
+    if settings.EMBEDDED:
+        tasks._analysis_thread.submit(lambda: None).result(timeout=120)
+    else:
+        outcomes.extend(real_task(*args) for args in queued)  # as the worker runs it
+    assert outcomes == ["kept"]
+    assert queued == [(game["id"], _position(game["id"]))]  # once for the position
+    assert lanes == ["request", "background"]
+    after = _hint(auth_client, game)
+    assert after.status_code == 200 and after.json()["source"] == "solver"
+    assert lanes == ["request", "background"]  # the kept line: no search
+
+
+@pytest.fixture
+def queued(monkeypatch):
+    """The background searches the hints queue (game id, position), none of them run."""
+    sent: list[tuple[int, str]] = []
+    monkeypatch.setattr(hints, "hint_line_search_queue", lambda *args: sent.append(args))
+    return sent
+
+
+def test_a_position_proven_lost_is_not_searched_in_the_background(
+    start, auth_client, slots, queued
+):
+    game = start({"code": "KL1-D1N-HZTKEDO"})  # the real search proves it lost at once
+    response = _hint(auth_client, game)
+    assert response.status_code == 200 and response.json()["source"] == "heuristic"
+    assert queued == []
+
+
+def test_a_hint_that_searched_nothing_queues_nothing(start, auth_client, searches, slots, queued):
+    """The host's slot taken: the hint answers without a search, and nothing goes on."""
+    game = start()
+    with slots.take() as held:
+        assert held
+        response = _hint(auth_client, game)
+    assert response.status_code == 200 and searches == [0.0] and queued == []
+
+
+def test_the_background_search_keeps_a_line_only_where_the_next_hint_continues_it(
+    start, auth_client, act, settings, monkeypatch
+):
+    """The player moves while it searches: its line is kept when the move was the line's first
+    action (the next hint goes on with the line), not when the player went elsewhere."""
+    from django.core.cache import cache
+
+    from games import engine
+
+    for follows, outcome in ((True, "kept"), (False, "not kept")):
+        game = start()
+        position = _position(game["id"])
+        cache.set(f"{hints.NO_LINE_KEY}:{position}", 1, 60)
+
+        def search(state, *, budget_s, line=(), lane="request", follows=follows, game=game):
+            assert lane == "background" and budget_s == settings.HINT_BACKGROUND_BUDGET_S
+            found = solver.hint(state, budget_s=5.0)
+            move = engine.action_to_dict(found.action if follows else engine.DRAW)
+            assert act(game, **move).status_code == 200  # meanwhile, the player moves
+            return found
+
+        monkeypatch.setattr(search_process, "hint", search)
+        assert hints.hint_line_search(game_id=game["id"], position=position) == outcome
+        kept = cache.get(f"{hints.HINT_LINE_KEY}:{game['id']}")
+        assert (kept is not None) is follows
+        # Either way the position is proven winnable: its no-line mark is gone.
+        assert cache.get(f"{hints.NO_LINE_KEY}:{position}") is None
+
+
+def test_the_background_search_leaves_a_game_that_moved_on_ended_or_is_ranked(
+    start, auth_client, act, monkeypatch
+):
+    from datetime import date
+
+    from games.daily import services as daily_services
+    from games.models import Game
+
+    monkeypatch.setattr(search_process, "hint", lambda *a, **k: pytest.fail("searched"))
+    game = start()
+    position = _position(game["id"])
+    assert act(game, action="draw").status_code == 200
+    assert hints.hint_line_search(game_id=game["id"], position=position) == "stale"
+    assert hints.hint_line_search(game_id=0, position=position) == "stale"  # gone
+    ranked = start()
+    daily = daily_services.daily_deal_get_or_create(day=date(2026, 11, 30), mode="D1N")
+    Game.objects.filter(pk=ranked["id"]).update(daily=daily)
+    assert hints.hint_line_search(game_id=ranked["id"], position=_position(ranked["id"])) == (
+        "stale"
+    )
+    over = start()
+    resigned = act(over, action="resign")
+    assert resigned.status_code == 200 and resigned.json()["status"] != "playing"
+    assert hints.hint_line_search(game_id=over["id"], position=_position(over["id"])) == "stale"
+
+
+def test_a_background_search_waits_for_a_slot_of_the_host_and_gives_up(start, slots, monkeypatch):
+    monkeypatch.setattr(search_process, "hint", lambda *a, **k: pytest.fail("searched"))
+    monkeypatch.setattr(hints, "BACKGROUND_SLOT_WAIT_S", 0.3)
+    game = start()
+    with slots.take() as held:  # a hint's search holds the host's only slot
+        assert held
+        outcome = hints.hint_line_search(game_id=game["id"], position=_position(game["id"]))
+    assert outcome == "busy"
+
+
+def test_the_background_search_runs_on_the_analysis_queue(settings):
+    from games import tasks
+
+    assert settings.CELERY_TASK_ROUTES[tasks.search_hint_line.name] == {"queue": "analysis"}
+    assert tasks.search_hint_line.name == "games.tasks.search_hint_line"
+
+
+def test_a_background_search_that_cannot_be_queued_leaves_the_hint_alone(
+    start, auth_client, slots, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Embedded: the queue's hook fails. Scaled: Redis cannot take the task."""
+    from kombu.exceptions import OperationalError
+
+    from games import tasks
+
+    def no_queue(*args):
+        raise OperationalError("as if Redis were down")
+
+    monkeypatch.setattr(search_process, "hint", lambda state, **kw: solver.hint(state, budget_s=0))
+    if settings.EMBEDDED:
+        monkeypatch.setattr(hints, "hint_line_search_queue", no_queue)
+    else:
+        monkeypatch.setattr(tasks.search_hint_line, "delay", no_queue)
+    game = start()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _hint(auth_client, game)
+    assert response.status_code == 200 and response.json()["source"] == "heuristic"
