@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -62,9 +61,6 @@ NO_LINE_TTL_S = 3600
 # A player's hint search in progress; it outlives any search, in case its process dies.
 SEARCHING_KEY = "hint-searching:v1"
 SEARCHING_TTL_S = 10
-# A background search waits at most this long for a slot of the host: a hint's own search holds
-# one for HINT_BUDGET_S.
-BACKGROUND_SLOT_WAIT_S = 2.0
 
 # Sends the background search of a hint's position (game id, position digest) to run outside
 # the request: a task on the `analysis` queue, or embedded mode's background thread
@@ -129,13 +125,15 @@ def hint_line_keep(*, game_id: int, line_text: str) -> None:
 def hint_line_search(*, game_id: int, position: str) -> str:
     """Search a hint's position again for HINT_BACKGROUND_BUDGET_S, after the hint's own search
     ran out of time, and keep the winning line it finds as the game's kept line. For a task
-    outside the request (`hint_line_search_queue`): it holds a slot of the host's searches,
-    waiting up to BACKGROUND_SLOT_WAIT_S for one, but never the player's search mark, and
-    searches in the search process's background lane. Idempotent.
+    outside the request (`hint_line_search_queue`), bounded as the other slow work is (one
+    background thread in embedded mode, the `analysis` workers when scaled): it takes neither
+    a slot of the host's request-time searches (holding one for seconds would leave every
+    other player's hint without a search) nor the player's search mark, and searches in the
+    search process's background lane, below play's CPU priority. Idempotent.
 
     `position`: the `_position_digest` searched for. Returns what came of it: "stale" (no
     search: the game is gone, over, a ranked daily attempt, or no longer at `position`),
-    "busy" (no slot came free), "lost" (proven; the position keeps its no-line mark), "no line"
+    "lost" (proven; the position keeps its no-line mark), "no line"
     (out of time again: nothing more), "kept" (a line, kept), "not kept" (a line, but the
     player has since left it, or a later hint found one). A line clears the position's no-line
     mark either way.
@@ -143,9 +141,7 @@ def hint_line_search(*, game_id: int, position: str) -> str:
     state = _playable_state(game_id, position)
     if state is None:
         return "stale"
-    hint = _search_when_a_slot_is_free(state)
-    if hint is None:
-        return "busy"
+    hint = search_process.hint(state, budget_s=settings.HINT_BACKGROUND_BUDGET_S, lane="background")
     if not hint.line:
         return "no line" if NO_LINE_YET in hint.reason else "lost"
     with contextlib.suppress(*CACHE_ERRORS):  # best effort: it expires on its own
@@ -180,20 +176,6 @@ def _playable_state(game_id: int, position: str | None) -> engine.GameState | No
     if position is not None and _position_digest(game, state) != position:
         return None
     return state
-
-
-def _search_when_a_slot_is_free(state: engine.GameState) -> solver.Hint | None:
-    """The background search of `state`, in a slot of the host's searches; None when none
-    came free within BACKGROUND_SLOT_WAIT_S."""
-    deadline = time.monotonic() + BACKGROUND_SLOT_WAIT_S
-    while True:
-        with _search_slots.take() as slot:
-            if slot:
-                budget_s = settings.HINT_BACKGROUND_BUDGET_S
-                return search_process.hint(state, budget_s=budget_s, lane="background")
-        if time.monotonic() >= deadline:
-            return None
-        time.sleep(0.1)
 
 
 def _continues(state: engine.GameState, line: Sequence[engine.PlainAction]) -> bool:

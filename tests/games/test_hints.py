@@ -312,14 +312,20 @@ def test_the_background_search_leaves_a_game_that_moved_on_ended_or_is_ranked(
     assert hints.hint_line_search(game_id=over["id"], position=_position(over["id"])) == "stale"
 
 
-def test_a_background_search_waits_for_a_slot_of_the_host_and_gives_up(start, slots, monkeypatch):
-    monkeypatch.setattr(search_process, "hint", lambda *a, **k: pytest.fail("searched"))
-    monkeypatch.setattr(hints, "BACKGROUND_SLOT_WAIT_S", 0.3)
+def test_a_background_search_leaves_the_hosts_request_slots_alone(start, slots, monkeypatch):
+    """It is bounded by the background queue: holding a request-time slot for seconds would
+    leave every other player's hint without a search."""
+    seen: list[bool] = []
+
+    def search(state, *, budget_s, lane="request", **_):
+        with slots.take() as free:
+            seen.append(bool(free))
+        return solver.Hint(None, "none", f"x; {hints.NO_LINE_YET}")
+
+    monkeypatch.setattr(search_process, "hint", search)
     game = start()
-    with slots.take() as held:  # a hint's search holds the host's only slot
-        assert held
-        outcome = hints.hint_line_search(game_id=game["id"], position=_position(game["id"]))
-    assert outcome == "busy"
+    outcome = hints.hint_line_search(game_id=game["id"], position=_position(game["id"]))
+    assert outcome == "no line" and seen == [True]  # the host's only slot stayed free
 
 
 def test_the_background_search_runs_on_the_analysis_queue(settings):
