@@ -3,15 +3,21 @@
 Run (under the shared lock, so that benchmarks never overlap):
      flock /tmp/klondike-bench.lock .venv/bin/python bench/hint_follow.py [--deals 50]
          [--modes D1N,D3N,D1V,D3V,D1C,D3C,D1R,D3R] [--budget 0.5] [--prove 2] [--cpu]
+         [--last 199] [--prove-nodes N] [--list]
 
 For each mode, deals from 0 up (to ``--last``) are solved with ``--prove`` seconds until
 ``--deals`` of them are proven winnable (a ``Solved`` verdict is a proof at any budget).
 From the start of each, the player asks for a hint with the server's budget (``--budget``, as
 ``games.hints.HINT_BUDGET_S``), plays it and asks again, passing the last hint's line as the
-server does, until the game is
-won or the hints run out. Printed per mode: games won, hints asked, the share that came from a
-winning line (``source == "solver"``), the first hint's share, and the latency of all hints and
-of first hints (median, p95, max). ``--cpu``: budgets and times in CPU seconds (a busy machine).
+server does, until the game is won or the hints run out: once with no line to start from (a
+game dealt by its code), once with the proof as the first kept line (a game dealt "winnable
+only": the pool keeps each deal's proof for its hints). Then single hints with no kept line
+from the positions a quarter, half and three quarters along each proof (winnable positions: a
+player who left the line). Printed per mode and row: games won, hints asked, the share that
+came from a winning line (``source == "solver"``), and the hints' latency (median, p95, max).
+``--cpu``: budgets and times in CPU seconds (a busy machine). ``--list``: only each mode's
+proven deal numbers; with ``--prove 600 --prove-nodes 5000`` (a bound in positions, the same
+search on any machine), the lists of tests/games/engine/test_solver_hints.py.
 """
 
 from __future__ import annotations
@@ -35,10 +41,12 @@ def pct(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, round(q * (len(s) - 1)))] if s else float("nan")
 
 
-def follow(g: GameState, budget: float) -> tuple[bool, list[tuple[float, str]]]:
-    """Play the hints from ``g``: (won, [(latency, source) of each hint])."""
+def follow(
+    g: GameState, budget: float, line: tuple[PlainAction, ...] = ()
+) -> tuple[bool, list[tuple[float, str]]]:
+    """Play the hints from ``g``, the first given ``line`` as its kept line: (won,
+    [(latency, source) of each hint])."""
     calls: list[tuple[float, str]] = []
-    line: tuple[PlainAction, ...] = ()
     for _ in range(1000):
         if g.is_over:
             break
@@ -52,31 +60,64 @@ def follow(g: GameState, budget: float) -> tuple[bool, list[tuple[float, str]]]:
     return g.is_won, calls
 
 
-def bench_mode(mode: str, deals: int, budget: float, prove: float, last: int) -> str:
+def proven_deals(
+    mode: str, deals: int, prove: float, last: int, nodes: int | None = None
+) -> list[tuple[int, Solved]]:
+    """The first ``deals`` deals (numbers 0 up to ``last``) that the solver proves winnable
+    under ``mode`` within ``prove`` seconds and ``nodes`` positions each (a ``Solved``
+    verdict is a proof), with their proofs."""
     rules = Rules.from_preset(int(mode[1]), mode[2])
-    won = tried = n = 0
-    lat: list[float] = []
-    first: list[float] = []
-    solver_hints = first_solver = 0
-    while tried < deals and n <= last:
-        g = GameState.new(Deal.from_number(n), rules)
-        n += 1
-        if not isinstance(solve(g, budget_s=prove), Solved):
-            continue
-        tried += 1
-        ok, calls = follow(g, budget)
-        won += ok
-        lat.extend(t for t, _ in calls)
-        first.append(calls[0][0])
-        solver_hints += sum(src == "solver" for _, src in calls)
-        first_solver += calls[0][1] == "solver"
-    if not tried:
-        return f"| {mode} | none proven winnable in deals 0-{n - 1} |"
+    out: list[tuple[int, Solved]] = []
+    for n in range(last + 1):
+        if len(out) == deals:
+            break
+        v = solve(GameState.new(Deal.from_number(n), rules), budget_s=prove, max_nodes=nodes)
+        if isinstance(v, Solved):
+            out.append((n, v))
+    return out
+
+
+def bench_mode(mode: str, deals: int, budget: float, prove: float, last: int) -> list[str]:
+    """The mode's three table rows: hints followed from the start with no kept line (a game
+    dealt by code), with the proof as the kept line (a game dealt "winnable only", as
+    ``games.services.game_start_winnable`` does), and single hints with no kept line at a
+    quarter, half and three quarters of the proof (winnable positions, the hint of a player
+    who left the line)."""
+    rules = Rules.from_preset(int(mode[1]), mode[2])
+    proven = proven_deals(mode, deals, prove, last)
+    if not proven:
+        return [f"| {mode} | none proven winnable in deals 0-{last} |"]
+    sample = f"{len(proven)} (of deals 0-{proven[-1][0]})"
+    rows = []
+    for how in ("from the deal, no kept line", "from the deal, the proof kept"):
+        won = 0
+        calls: list[tuple[float, str]] = []
+        for n, proof in proven:
+            kept = tuple(proof.actions) if "proof" in how else ()
+            ok, c = follow(GameState.new(Deal.from_number(n), rules), budget, kept)
+            won += ok
+            calls.extend(c)
+        rows.append(_row(mode, how, sample, f"{won} of {len(proven)}", calls))
+    calls = []
+    for n, proof in proven:
+        for quarter in (1, 2, 3):
+            g = GameState.new(Deal.from_number(n), rules)
+            for a in proof.actions[: len(proof.actions) * quarter // 4]:
+                g.apply(a)
+            t = time.perf_counter()
+            h = hint(g, budget_s=budget)
+            calls.append((time.perf_counter() - t, h.source))
+    rows.append(_row(mode, "mid-game, no kept line", sample, "-", calls))
+    return rows
+
+
+def _row(mode: str, how: str, sample: str, won: str, calls: list[tuple[float, str]]) -> str:
+    lat = [t for t, _ in calls]
+    from_line = sum(src == "solver" for _, src in calls)
     return (
-        f"| {mode} | {tried} (of deals 0-{n - 1}) | {won} | {len(lat)} | "
-        f"{100 * solver_hints / len(lat):.1f} % | {100 * first_solver / tried:.0f} % | "
-        f"{statistics.median(lat):.4f} / {pct(lat, 0.95):.3f} / {max(lat):.2f} s | "
-        f"{statistics.median(first):.3f} / {pct(first, 0.95):.2f} / {max(first):.2f} s |"
+        f"| {mode} | {how} | {sample} | {won} | {len(calls)} | "
+        f"{100 * from_line / len(calls):.1f} % | "
+        f"{statistics.median(lat):.4f} / {pct(lat, 0.95):.3f} / {max(lat):.2f} s |"
     )
 
 
@@ -87,17 +128,31 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=0.5, help="seconds per hint search")
     ap.add_argument("--prove", type=float, default=2.0, help="seconds to prove a deal winnable")
     ap.add_argument("--last", type=int, default=199, help="the last deal number tried")
+    ap.add_argument(
+        "--prove-nodes", type=int, default=None, help="positions to prove a deal winnable"
+    )
     ap.add_argument("--cpu", action="store_true", help="budgets and times in CPU seconds")
+    ap.add_argument(
+        "--list",
+        action="store_true",
+        help="only print each mode's proven-winnable deal numbers (the hint test's lists)",
+    )
     args = ap.parse_args()
     if args.cpu:
         time.perf_counter = time.process_time  # the solver's clock (see bench/solver.py)
+    if args.list:
+        for mode in args.modes.split(","):
+            proven = proven_deals(mode, args.deals, args.prove, args.last, args.prove_nodes)
+            numbers = [n for n, _ in proven]
+            print(f'    "{mode}": "{" ".join(map(str, numbers))}",', flush=True)
+        return
     print(
-        "| mode | deals | won | hints | from a winning line | first hint from one | "
-        "latency median / p95 / max | first hint median / p95 / max |\n"
-        "|---|---|---|---|---|---|---|---|"
+        "| mode | hints | deals | won | hints asked | from a winning line | "
+        "latency median / p95 / max |\n|---|---|---|---|---|---|---|"
     )
     for mode in args.modes.split(","):
-        print(bench_mode(mode, args.deals, args.budget, args.prove, args.last), flush=True)
+        for row in bench_mode(mode, args.deals, args.budget, args.prove, args.last):
+            print(row, flush=True)
 
 
 if __name__ == "__main__":

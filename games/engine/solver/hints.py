@@ -42,14 +42,21 @@ class Hint:
         }
 
 
-def hint(state: GameState, *, budget_s: float = 0.5, line: Sequence[PlainAction] = ()) -> Hint:
+def hint(
+    state: GameState,
+    *,
+    budget_s: float = 0.5,
+    line: Sequence[PlainAction] = (),
+    max_nodes: int | None = None,
+) -> Hint:
     """The next action to play from ``state``.
 
     ``line``: the winning line of an earlier hint in the same game (``Hint.line``). When the
     player has since played its first action, or nothing, and the rest of it (or all of it)
     still replays to a win from ``state``, the hint continues that line: at once, and
     consistent with the hint before, instead of searching again and perhaps switching to
-    another solution.
+    another solution. ``budget_s`` and ``max_nodes`` bound the search as for :func:`solve`
+    (positions, unlike seconds, give the same search on any machine).
 
     >>> h = hint(GameState.from_code("KL1-D1N-AAAAAAG"))
     >>> h.source in ("solver", "heuristic")
@@ -60,7 +67,7 @@ def hint(state: GameState, *, budget_s: float = 0.5, line: Sequence[PlainAction]
     for rest in (tuple(line[1:]), tuple(line)):
         if rest and replay_wins(state, rest):
             return Hint(rest[0], "solver", "leads to a win", rest)
-    v = solve(state, budget_s=budget_s)
+    v = solve(state, budget_s=budget_s, max_nodes=max_nodes)
     if isinstance(v, Solved) and v.actions:
         return Hint(v.actions[0], "solver", "leads to a win", tuple(v.actions))
     # Only a proof says the deal is lost; a search out of time found no line yet.
