@@ -97,10 +97,16 @@ _BEST_TALON_ALONE: Final = 6
 _SOUND: Final = 7
 """The search with the sound cuts only that takes over when the cut space is exhausted (see
 :func:`_schedule`)."""
-_PHASES: Final = ((_DFS, 0.15), (_BEST, 0.5), (_DFS, 1.0))
+_SOUND_ALONE: Final = 8
+"""A depth-first search with the sound cuts only and a table of its own, from the start: it
+wins the deals whose every win the fast cuts cut, often in a few hundred positions, where the
+fast searches would first have to exhaust their space; and when that space is exhausted it is
+the sound search that takes over, from where it is. Under a pass limit, where the searches
+use the sound cuts anyway, it has no turns."""
+_PHASES: Final = ((_DFS, 0.1), (_SOUND_ALONE, 0.2), (_BEST, 0.5), (_DFS, 1.0))
 """(search, share of the budget it may use until): depth-first first (most deals fall
-fast), then best-first (rescues the deals where an early choice sends depth-first astray),
-then depth-first again, resumed where it stopped."""
+fast), a turn for the sound cuts, then best-first (rescues the deals where an early choice
+sends depth-first astray), then depth-first again, resumed where it stopped."""
 _PHASES_RELAXED: Final = (
     (_DFS, 0.1),
     (_RELAXED, 0.2),
@@ -138,13 +144,16 @@ def _schedule(
     ``s`` searches with the cuts that may lose every winning line (see :class:`_Solver`):
     when its space is exhausted (a search with a table of its own, or every search sharing
     the table, ran dry), no search over it can win any more, and nothing is proven. The
-    searches over it stop, and a search of ``s``'s sound twin (the same order; depth-first
-    for the shared ones) takes their turns: its running dry is the proof.
+    searches over it stop, and a search of ``s``'s sound twin (the one that had early turns,
+    if any; else the same order, depth-first for the shared ones) takes their turns: its
+    running dry is the proof.
 
     :raises _OutOfBudget: no verdict in time.
     """
     if phases is None:
         phases = _PHASES_RELAXED if relaxed is not None else _PHASES
+    if s.sound:  # (the turns of a search dropped go to the next one)
+        phases = [(which, share) for which, share in phases if which != _SOUND_ALONE]
     makers: dict[int, Callable[[], Generator[None, None, list[_Macro] | None]]] = {
         _DFS: s.dfs,
         _BEST: s.best_first,
@@ -152,6 +161,7 @@ def _schedule(
         _BEST_ALONE: functools.partial(s.best_first, own_table=True),
         _DFS_TALON_ALONE: functools.partial(s.dfs, talon_first=True, own_table=True),
         _BEST_TALON_ALONE: functools.partial(s.best_first, talon_first=True, own_table=True),
+        _SOUND_ALONE: functools.partial(_sound_search, s, _DFS),
     }
     if relaxed is not None:
         makers[_RELAXED] = relaxed.dfs
@@ -186,10 +196,12 @@ def _schedule(
                 # space is exhausted when every search sharing them has.
                 if which in shared and shared & searches.keys():
                     continue
-                if which in (_RELAXED, _SOUND) or s.sound:
+                if which in (_RELAXED, _SOUND, _SOUND_ALONE) or s.sound:
                     return None  # a proof: the relaxed game or the sound space is exhausted
+                early = searches.get(_SOUND_ALONE)
                 searches = {w: g for w, g in searches.items() if w == _RELAXED}
-                searches[_SOUND] = _sound_search(s, which)
+                # The sound depth-first search that had early turns goes on from where it is.
+                searches[_SOUND] = early if early is not None else _sound_search(s, which)
                 s._shared = None  # (the memory of the fast tables goes to the sound one)
     raise _OutOfBudget
 
