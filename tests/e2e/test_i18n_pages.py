@@ -180,6 +180,8 @@ def test_play_and_replay_pages_speak_the_players_language(
 
         # Vegas dollars in the language's format: "-52 $", not the API's "-$52".
         page.goto(f"/play/{game_id}")
+        # The page has the game (its "game over" banner): nothing of its start is pending.
+        page.wait_for_selector("[data-banner]:not([hidden])")
         page.click("[data-new]")
         page.wait_for_selector("#new-game-dialog[open]")
         page.check("#new-game-dialog input[name=preset][value=V]")
