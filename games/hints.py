@@ -18,9 +18,9 @@ hint of a game dealt "winnable only", whose kept line starts as the solver's pro
 A winnable position of a one-pass preset often needs seconds of search, not half of one. So a
 search that ran out of time without a verdict (not one that proved the position lost) goes on
 outside the request, once per position: `hint_line_search`, for HINT_BACKGROUND_BUDGET_S, on
-the `analysis` queue or embedded mode's background thread (`games.tasks`). It holds a slot of
-the host's searches but never the player's mark, and keeps the line it finds as the game's
-kept line, so that the next hint follows a proven winning line.
+the `analysis` queue or embedded mode's background thread (`games.tasks`), which bound it: it
+holds neither a slot of the host's request-time searches nor the player's mark. It keeps the
+line it finds as the game's kept line, so that the next hint follows a proven winning line.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
@@ -150,9 +150,9 @@ def hint_line_search(*, game_id: int, position: str) -> str:
     # (solver.hint): the same position, or the one its first action leads to; and never over a
     # line a later hint found.
     now = _playable_state(game_id, None)
-    if now is None or _continues(now, _hint_line_get(_hint_line_key(game_id))):
+    if now is None or solver.line_rest(now, _hint_line_get(_hint_line_key(game_id))):
         return "not kept"
-    if not _continues(now, hint.line):
+    if not solver.line_rest(now, hint.line):
         return "not kept"
     hint_line_keep(game_id=game_id, line_text=engine.format_actions(hint.line))
     return "kept"
@@ -176,12 +176,6 @@ def _playable_state(game_id: int, position: str | None) -> engine.GameState | No
     if position is not None and _position_digest(game, state) != position:
         return None
     return state
-
-
-def _continues(state: engine.GameState, line: Sequence[engine.PlainAction]) -> bool:
-    """Whether `solver.hint` continues `line` from `state`: it, or its rest after its first
-    action, still replays to a win."""
-    return any(rest and solver.replay_wins(state, rest) for rest in (line[1:], line))
 
 
 def _hint_line_key(game_id: int) -> str:

@@ -44,7 +44,7 @@ The package, one concern a module (a module imports only those above it):
 * :mod:`.search`: the searches (``_Solver``: depth-first, best-first) and their tables;
 * :mod:`.verdicts`: ``Solved`` / ``Unwinnable`` / ``Unknown`` and the engine check of a line;
 * :mod:`.schedule`: :func:`solve`, the turns of the searches and the helper process;
-* :mod:`.hints`: :func:`hint`; :mod:`.analysis`: :func:`analyse`;
+* :mod:`.hints`: :func:`hint`, :func:`line_rest`; :mod:`.analysis`: :func:`analyse`;
 * :mod:`.cli`: the batch runner and the ``solve`` command line.
 """
 
@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from .analysis import Analysis, analyse, effective_line
 from .cli import SUMMARY_HEADER, BatchRow, batch, format_summary, main_solve, summarize
-from .hints import Hint, hint
+from .hints import Hint, hint, line_rest
 from .schedule import solve
 from .verdicts import Solved, SolverError, Unknown, Unwinnable, Verdict, replay_wins
 
@@ -71,6 +71,7 @@ __all__ = [
     "effective_line",
     "format_summary",
     "hint",
+    "line_rest",
     "main_solve",
     "replay_wins",
     "solve",

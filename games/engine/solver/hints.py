@@ -64,9 +64,9 @@ def hint(
     """
     if state.is_over:
         return Hint(None, "none", "the game is over")
-    for rest in (tuple(line[1:]), tuple(line)):
-        if rest and replay_wins(state, rest):
-            return Hint(rest[0], "solver", "leads to a win", rest)
+    rest = line_rest(state, line)
+    if rest:
+        return Hint(rest[0], "solver", "leads to a win", rest)
     v = solve(state, budget_s=budget_s, max_nodes=max_nodes)
     if isinstance(v, Solved) and v.actions:
         return Hint(v.actions[0], "solver", "leads to a win", tuple(v.actions))
@@ -76,6 +76,16 @@ def hint(
     if a is None:
         return Hint(None, "none", f"{why}; {verdict}")
     return Hint(a, "heuristic", f"{why} ({verdict})")
+
+
+def line_rest(state: GameState, line: Sequence[PlainAction]) -> tuple[PlainAction, ...]:
+    """What :func:`hint` continues of an earlier hint's ``line`` from ``state``: its rest after
+    its first action (the player played it), else all of it (the player played nothing), when
+    that still replays to a win; else ``()``."""
+    for rest in (tuple(line[1:]), tuple(line)):
+        if rest and replay_wins(state, rest):
+            return rest
+    return ()
 
 
 LOST = "the deal can no longer be won"
