@@ -75,13 +75,17 @@ class _Solver(_Game):
         return t
 
     def _by_pos(self, seen: set[bytes]) -> dict[bytes, int] | None:
-        """Draw 3 with unlimited passes: the keys without their waste-size byte, each with
-        the bit set of the waste sizes seen, seeded with ``seen`` (see :func:`_waste_seen`)."""
-        if not self.unlimited or self.draw == 1:
+        """The keys without their waste-size byte, each with the bit set of the waste sizes
+        seen, seeded with ``seen``: in draw 3 with unlimited passes (see :func:`_waste_seen`);
+        and under a pass limit without the passes byte either, the bits of the (waste size,
+        passes used) pairs seen (see :func:`_pass_dominated`). None in draw 1 with unlimited
+        passes, whose key holds neither."""
+        if self.talon_is_set:
             return None
         out: dict[bytes, int] = {}
+        cut = 1 if self.unlimited else 2
         for k in seen:
-            out[k[:-1]] = out.get(k[:-1], 0) | 1 << k[-1]
+            out[k[:-cut]] = out.get(k[:-cut], 0) | 1 << _bit(k, cut)
         return out
 
     # -- searches ---------------------------------------------------------------------------
@@ -100,6 +104,10 @@ class _Solver(_Game):
         if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0, self._pile(p0)):
             return None
         seen, by_pos = self._tables(p0, own_table)
+        # Draw 3, unlimited passes: the waste size dominance, with the dead-position check's
+        # answers kept per position (memo); under a pass limit: _pass_dominated.
+        memo = by_pos is not None and self.unlimited
+        draw = self.draw
         head = autos
         # (position, its moves, the order of the dead-position check that let it through
         # and whether it is known to pass that check)
@@ -133,10 +141,12 @@ class _Solver(_Game):
             if k in seen:
                 continue
             prev = 0  # what the dead-position check said of this position's other waste sizes
-            if by_pos is not None:
-                prev = _waste_seen(by_pos, k)
+            if memo:
+                prev = _waste_seen(by_pos, k)  # type: ignore[arg-type]
                 if prev < 0:
                     continue  # the same position with a smaller waste size was seen
+            elif by_pos is not None and _pass_dominated(by_pos, k, len(child[1]), draw):
+                continue
             seen.add(k)
             nodes += 1
             if won(child):
@@ -161,8 +171,8 @@ class _Solver(_Game):
                     if not prev & _ALIVE:
                         new_order: list[int] = []
                         dead = stuck(child[0], child[4], returns, order, new_order, pile)
-                        if by_pos is not None:
-                            by_pos[k[:-1]] |= _DEAD if dead else _ALIVE
+                        if memo:
+                            by_pos[k[:-1]] |= _DEAD if dead else _ALIVE  # type: ignore[index]
                         if dead:
                             continue
                         order = new_order
@@ -188,6 +198,8 @@ class _Solver(_Game):
         if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0, self._pile(p0)):
             return None
         seen, by_pos = self._tables(p0, own_table)
+        unlimited = self.unlimited
+        draw = self.draw
         _Link = tuple[Any, list[_Macro]] | None
         # (priority, tie-break, position, line, check: _KNOWN / _CHECK / _UNCHECKED, the
         # parent's check order)
@@ -222,8 +234,12 @@ class _Solver(_Game):
                 k = key(child)
                 if k in seen:
                     continue
-                if by_pos is not None and _waste_seen(by_pos, k) < 0:
-                    continue  # the same position with a smaller waste size was seen
+                if by_pos is not None and (
+                    _waste_seen(by_pos, k) < 0
+                    if unlimited
+                    else _pass_dominated(by_pos, k, len(child[1]), draw)
+                ):
+                    continue  # the same position was seen where it can reach more
                 seen.add(k)
                 nodes += 1
                 node: _Link = (link, step)
@@ -290,6 +306,44 @@ def _waste_seen(by_pos: dict[bytes, int], k: bytes) -> int:
         return -1
     by_pos[base] = seen | 1 << q
     return seen
+
+
+def _bit(k: bytes, cut: int) -> int:
+    """The bit of key ``k``'s tail in :meth:`_Solver._by_pos`: its waste size (``cut`` 1), or
+    its waste size and passes used (``cut`` 2, under a pass limit)."""
+    return k[-1] if cut == 1 else k[-1] * 64 + k[-2]
+
+
+def _pass_dominated(by_pos: dict[bytes, int], k: bytes, n: int, draw: int) -> bool:
+    """Under a pass limit: is the position of key ``k`` (``n`` talon cards) dominated by one
+    seen, the same columns and talon with a waste size and passes used from which it can be
+    reached (:func:`_dominating`)? Else it is recorded.
+
+    The position seen is expanded (or dead, and then so is this one: its pile, if any, is a
+    part of this one's, and fewer passes used leave none), and it reaches this one, so
+    everything this one reaches: nothing is lost (docs/solver.md, "Waste size
+    dominance")."""
+    base = k[:-2]
+    got = by_pos.get(base, 0)
+    if got & _dominating(k[-2], k[-1], n, draw):
+        return True
+    by_pos[base] = got | 1 << _bit(k, 2)
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _dominating(p: int, passes: int, n: int, draw: int) -> int:
+    """The bits (waste size ``q`` + 64 * passes used) of the positions that reach waste size
+    ``p`` after ``passes`` passes with the same talon of ``n`` cards and nothing played (or
+    with passes to spare): with at most as many passes used, ``p``, ``p - draw``,
+    ``p - 2 * draw``... (any when ``p`` is the end); with fewer, any waste size when ``p``
+    can be drawn to after a recycle (a multiple of ``draw``)."""
+    bits = 0
+    for used in range(passes + 1):
+        for q in range(n + 1):
+            if (q <= p and (p - q) % draw == 0) or p == n or (used < passes and p % draw == 0):
+                bits |= 1 << (used * 64 + q)
+    return bits
 
 
 _ALIVE: Final = 1 << 30

@@ -25,7 +25,7 @@ from games.engine.solver import search as solver_search
 from games.engine.solver.positions import _RETURN
 from games.engine.solver.pruning import _stuck
 from games.engine.solver.schedule import _verdict
-from games.engine.solver.search import _Solver
+from games.engine.solver.search import _dominating, _pass_dominated, _Solver
 from games.engine.solver.verdicts import _expand
 
 from .conftest import make_position
@@ -410,15 +410,53 @@ def test_a_search_with_a_table_of_its_own_proves_alone() -> None:
     assert s._shared is None
 
 
-def test_waste_size_dominance_only_in_draw_3_with_unlimited_passes() -> None:
+def test_waste_size_dominance_wherever_the_talon_is_not_a_set() -> None:
     deal = Deal.from_number(5)
     for rules, on in [
         (Rules.from_preset(3, "N"), True),
         (Rules.from_preset(1, "N"), False),
-        (Rules.from_preset(3, "C"), False),
+        (Rules.from_preset(3, "C"), True),
+        (Rules.from_preset(1, "V"), True),
     ]:
         s = _Solver(GameState.new(deal, rules))
-        assert (s._by_pos({b"ab"}) is not None) is on
+        assert (s._by_pos({s._key(s.start)}) is not None) is on
+
+
+def test_the_waste_sizes_and_passes_that_reach_a_position() -> None:
+    """Under a pass limit a position is reached, with nothing played, from the same one with
+    a smaller waste size in the same pass (a multiple of the draw count less), or with any
+    waste size in an earlier pass when a recycle and draws lead to it."""
+
+    def reaching(p: int, passes: int, n: int, draw: int) -> set[tuple[int, int]]:
+        bits = _dominating(p, passes, n, draw)
+        return {
+            (q, used)
+            for used in range(passes + 1)
+            for q in range(n + 1)
+            if bits >> (used * 64 + q) & 1
+        }
+
+    assert reaching(6, 0, 10, 3) == {(0, 0), (3, 0), (6, 0)}
+    assert reaching(5, 0, 10, 3) == {(2, 0), (5, 0)}
+    # 5 cannot be drawn to after a recycle: only from 2 or 5, in this pass or an earlier one.
+    assert reaching(5, 1, 10, 3) == {(2, 0), (5, 0), (2, 1), (5, 1)}
+    assert reaching(6, 1, 10, 3) == {(q, 0) for q in range(11)} | {(0, 1), (3, 1), (6, 1)}
+    assert reaching(10, 0, 10, 3) == {(q, 0) for q in range(11)}  # the end of the stock
+    assert reaching(4, 0, 10, 1) == {(q, 0) for q in range(5)}
+
+
+def test_a_position_with_a_pass_more_used_is_skipped() -> None:
+    g = GameState.new(Deal.from_number(8), Rules.from_preset(3, "C"))
+    s = _Solver(g)
+    cols, talon, _pos, _passes, found = s.start
+    by_pos = s._by_pos(set())
+    assert by_pos == {}
+    fresh = s._key((cols, talon, 3, 0, found))
+    assert not _pass_dominated(by_pos, fresh, len(talon), 3)
+    assert _pass_dominated(by_pos, s._key((cols, talon, 6, 0, found)), len(talon), 3)
+    assert _pass_dominated(by_pos, s._key((cols, talon, 3, 1, found)), len(talon), 3)
+    # A waste size the position seen cannot draw to is kept.
+    assert not _pass_dominated(by_pos, s._key((cols, talon, 2, 1, found)), len(talon), 3)
 
 
 def exhaust_gen(gen: object) -> object:
