@@ -321,8 +321,8 @@ def _pass_dominated(by_pos: dict[bytes, int], k: bytes, n: int, draw: int) -> bo
 
     The position seen is expanded (or dead, and then so is this one: its pile, if any, is a
     part of this one's, and fewer passes used leave none), and it reaches this one, so
-    everything this one reaches: nothing is lost (docs/solver.md, "Waste size
-    dominance")."""
+    everything this one reaches: nothing is lost (docs/solver.md, "Waste size dominance
+    under a pass limit")."""
     base = k[:-2]
     got = by_pos.get(base, 0)
     if got & _dominating(k[-2], k[-1], n, draw):
