@@ -104,9 +104,7 @@ class _Solver(_Game):
         if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0, self._pile(p0)):
             return None
         seen, by_pos = self._tables(p0, own_table)
-        # Draw 3, unlimited passes: the waste size dominance, with the dead-position check's
-        # answers kept per position (memo); under a pass limit: _pass_dominated.
-        memo = by_pos is not None and self.unlimited
+        unlimited = self.unlimited
         draw = self.draw
         head = autos
         # (position, its moves, the order of the dead-position check that let it through
@@ -141,12 +139,10 @@ class _Solver(_Game):
             if k in seen:
                 continue
             prev = 0  # what the dead-position check said of this position's other waste sizes
-            if memo:
-                prev = _waste_seen(by_pos, k)  # type: ignore[arg-type]
+            if by_pos is not None:
+                prev = _dominated(by_pos, k, len(child[1]), draw, unlimited)
                 if prev < 0:
-                    continue  # the same position with a smaller waste size was seen
-            elif by_pos is not None and _pass_dominated(by_pos, k, len(child[1]), draw):
-                continue
+                    continue  # the same position was seen where it can reach more
             seen.add(k)
             nodes += 1
             if won(child):
@@ -171,8 +167,8 @@ class _Solver(_Game):
                     if not prev & _ALIVE:
                         new_order: list[int] = []
                         dead = stuck(child[0], child[4], returns, order, new_order, pile)
-                        if memo:
-                            by_pos[k[:-1]] |= _DEAD if dead else _ALIVE  # type: ignore[index]
+                        if by_pos is not None and unlimited:
+                            by_pos[k[:-1]] |= _DEAD if dead else _ALIVE
                         if dead:
                             continue
                         order = new_order
@@ -234,11 +230,7 @@ class _Solver(_Game):
                 k = key(child)
                 if k in seen:
                     continue
-                if by_pos is not None and (
-                    _waste_seen(by_pos, k) < 0
-                    if unlimited
-                    else _pass_dominated(by_pos, k, len(child[1]), draw)
-                ):
+                if by_pos is not None and _dominated(by_pos, k, len(child[1]), draw, unlimited) < 0:
                     continue  # the same position was seen where it can reach more
                 seen.add(k)
                 nodes += 1
@@ -306,6 +298,16 @@ def _waste_seen(by_pos: dict[bytes, int], k: bytes) -> int:
         return -1
     by_pos[base] = seen | 1 << q
     return seen
+
+
+def _dominated(by_pos: dict[bytes, int], k: bytes, n: int, draw: int, unlimited: bool) -> int:
+    """-1 when the position of key ``k`` (``n`` talon cards) is dominated by one seen
+    (:func:`_waste_seen` with unlimited passes, :func:`_pass_dominated` under a limit); else,
+    recording it, the dead-position check's answers kept for its other waste sizes (unlimited
+    passes only; 0 under a limit, where the check reads the pile)."""
+    if unlimited:
+        return _waste_seen(by_pos, k)
+    return -1 if _pass_dominated(by_pos, k, n, draw) else 0
 
 
 def _bit(k: bytes, cut: int) -> int:
