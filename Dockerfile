@@ -10,6 +10,12 @@ COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 
 COPY . .
+# The solver's compiled build (tools/compile_solver.py); the C compiler is needed for this step only.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && python tools/compile_solver.py --strict \
+    && apt-get purge -y --auto-remove gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
 # collectstatic needs settings that import; the real secret comes from the environment at run time.
 RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
 

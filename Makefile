@@ -20,9 +20,16 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $@ $(VENV)/.installed-run
 
+# The solver's hot modules compiled with mypyc (games/engine/solver/native.py): rebuilt when
+# they change; without a C compiler the solver runs them as Python.
+SOLVER_COMPILED := $(foreach m,positions pruning moves search schedule,games/engine/solver/$(m).py)
+$(VENV)/.solver-compiled: $(SOLVER_COMPILED) tools/compile_solver.py | $(VENV)/.installed-run
+	$(PY) tools/compile_solver.py $(if $(KLONDIKE_SOLVER_STRICT),--strict)
+	@touch $@
+
 # Embedded mode unless DATABASE_URL / REDIS_URL are set: SQLite under var/, no Redis.
 run: export DJANGO_DEBUG ?= 1
-run: $(VENV)/.installed-run
+run: $(VENV)/.installed-run $(VENV)/.solver-compiled
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
@@ -30,7 +37,7 @@ run: $(VENV)/.installed-run
 # service with debug off (config/env.py refuses them).
 test: export DJANGO_SECRET_KEY ?= $(shell $(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')
 test: export DJANGO_HTTPS ?= 0
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev $(VENV)/.solver-compiled
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-dev
@@ -41,7 +48,7 @@ lint: $(VENV)/.installed-dev
 typecheck: $(VENV)/.installed-dev
 	$(PY) -m mypy --strict games/engine
 
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-dev $(VENV)/.solver-compiled
 	$(PY) bench/engine.py
 
 # Refresh the catalogs under locale/ from the sources (needs system gettext: a developer's tool,
@@ -58,7 +65,7 @@ messages: $(VENV)/.installed-dev
 lock:
 	rm -rf /tmp/klondike-lock && $(PYTHON) -m venv /tmp/klondike-lock
 	/tmp/klondike-lock/bin/pip install --quiet -r requirements.in
-	{ echo "# Generated from requirements.in: every runtime package, pinned exactly. Regenerate with 'make lock'."; /tmp/klondike-lock/bin/pip freeze; } > requirements.txt
+	{ echo "# Generated from requirements.in: every runtime package, pinned exactly. Regenerate with 'make lock'."; /tmp/klondike-lock/bin/pip freeze --all | grep -v "^pip=="; } > requirements.txt
 	/tmp/klondike-lock/bin/pip install --quiet -r requirements-dev.in
 	{ echo "# Generated from requirements-dev.in: test and tooling packages not already in requirements.txt."; echo "-r requirements.txt"; /tmp/klondike-lock/bin/pip freeze | grep -vxFf requirements.txt; } > requirements-dev.txt
 

@@ -40,6 +40,7 @@ from games.engine.solver import (
     batch,
     format_summary,
     hint,
+    native,
     solve,
     summarize,
 )
@@ -133,6 +134,7 @@ def main() -> None:
         help="budgets and times in CPU seconds of the solving process (a busy machine)",
     )
     args = ap.parse_args()
+    print(f"solver: {'compiled (mypyc)' if native.is_native() else 'pure Python'}")
     if args.cpu:
         if args.workers > 1 or (args.jobs or 1) > 1:
             ap.error("--cpu times one process: no --workers, --jobs 1")

@@ -45,10 +45,17 @@ The package, one concern a module (a module imports only those above it):
 * :mod:`.verdicts`: ``Solved`` / ``Unwinnable`` / ``Unknown`` and the engine check of a line;
 * :mod:`.schedule`: :func:`solve`, the turns of the searches and the helper process;
 * :mod:`.hints`: :func:`hint`, :func:`line_rest`; :mod:`.analysis`: :func:`analyse`;
-* :mod:`.cli`: the batch runner and the ``solve`` command line.
+* :mod:`.cli`: the batch runner and the ``solve`` command line;
+* :mod:`.native`: whether the compiled build of the hot modules (mypyc) is loaded.
 """
 
 from __future__ import annotations
+
+from . import native
+
+# The compiled build of the hot modules, when it matches their sources (see .native); the
+# imports below then load it.
+__path__[:0] = native.native_path()
 
 from .analysis import Analysis, analyse, effective_line
 from .cli import SUMMARY_HEADER, BatchRow, batch, format_summary, main_solve, summarize

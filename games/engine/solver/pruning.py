@@ -43,7 +43,9 @@ def _stays_open(
     if i == 1:
         return True  # a king into an empty column
     par = col[i - 1]
-    covered = b"".join([c[1:-1] for c in cols]) + pile[:-1]
+    # (Empty columns are left out rather than sliced: mypyc 2.4 raises on a slice whose start
+    # lies past its end, such as c[1:-1] of a one-byte column.)
+    covered = b"".join([c[1:-1] for c in cols if len(c) > 1]) + pile[:-1]
     tops = bytes([c[-1] for c in cols if len(c) > 1])
     found = child[4]
     for tw in _PARENTS[q]:

@@ -8,8 +8,21 @@ from typing import Any
 import pytest
 
 from games.engine import CARDS, GameState, Rules
+from games.engine.solver import native
 
 PosFn = Callable[..., GameState]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """With the compiled solver loaded, a test marked ``pure_solver`` (it patches module
+    globals or methods, which compiled code does not look up) runs in the pure-Python run of
+    test_solver_native.py instead of here; ``native_too=True`` keeps it here as well."""
+    if not native.is_native():
+        return
+    for item in items:
+        mark = item.get_closest_marker("pure_solver")
+        if mark is not None and not mark.kwargs.get("native_too"):
+            item.add_marker(pytest.mark.skip(reason="patches the solver: runs in pure Python"))
 
 
 def make_position(

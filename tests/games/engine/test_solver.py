@@ -334,6 +334,7 @@ def _undecided(self: object, **_: object) -> Generator[None, None, None]:
         yield
 
 
+@pytest.mark.pure_solver
 @pytest.mark.parametrize(
     ("position", "verdict"),
     [
@@ -373,6 +374,7 @@ def _helper_never_answers(*_: object, **__: object) -> None:
     time.sleep(600)
 
 
+@pytest.mark.pure_solver
 def test_the_helper_process_stops_with_the_main_search(monkeypatch: pytest.MonkeyPatch) -> None:
     # Deal 4 takes the main search over a thousand positions: the helper starts at its first
     # turn, and is still running when the main search wins.
@@ -388,6 +390,7 @@ def _helper_dies(*_: object, **__: object) -> None:
     os._exit(1)  # a helper killed from outside (the OOM killer, say) sends nothing
 
 
+@pytest.mark.pure_solver
 def test_a_helper_that_dies_leaves_the_verdict_to_the_main_search(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -406,6 +409,7 @@ def _solve_in_a_pool_worker(code: str) -> str:
     return solve(GameState.from_code(code), budget_s=0.5, workers=2).verdict
 
 
+@pytest.mark.pure_solver
 def test_a_pool_worker_solves_without_a_helper(monkeypatch: pytest.MonkeyPatch) -> None:
     # Pool workers are daemonic and may not have children: solve() runs alone there. The
     # forked worker inherits the patches: a main search that never decides, so the helper

@@ -183,6 +183,8 @@ def endgame(seed: int, rules: Rules, out: int, stock_max: int = 4, ncols: int = 
     )
 
 
+# (Its switched-off variants patch the solver; the rest checks the compiled build too.)
+@pytest.mark.pure_solver(native_too=True)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32),
@@ -351,6 +353,7 @@ def test_relaxed_solver_treats_the_talon_as_a_set() -> None:
 # -- checks skipped, tables shared ----------------------------------------------------------
 
 
+@pytest.mark.pure_solver
 @pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C", "D1V", "D3V"])
 def test_a_skipped_check_would_have_passed(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Whenever the searches skip the dead-position check (_stays_open), the check passes
@@ -374,6 +377,7 @@ def test_a_skipped_check_would_have_passed(mode: str, monkeypatch: pytest.Monkey
     assert skipped > 20
 
 
+@pytest.mark.pure_solver
 def test_shared_tables_prove_only_when_every_search_ran_dry() -> None:
     # Deal 66 is lost in draw 1: with shared tables the space is exhausted only when both
     # searches ran dry (then the search with the sound cuts proves the loss); either way the
@@ -495,6 +499,7 @@ def _searched_positions(mode: str, deals: range, per_deal: int) -> list[tuple]: 
     return out
 
 
+@pytest.mark.pure_solver
 @pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C", "D1V"])
 def test_dead_check_does_not_depend_on_the_order_hint(mode: str) -> None:
     """The hint (the parent's derivation order) and the early end of the passes only save
@@ -517,6 +522,7 @@ def test_dead_check_does_not_depend_on_the_order_hint(mode: str) -> None:
     assert dead > 10
 
 
+@pytest.mark.pure_solver
 @pytest.mark.parametrize("mode", ["D1N", "D3N", "D1V", "D3V"])
 def test_a_column_move_leaves_nothing_for_the_automatic_moves(mode: str) -> None:
     """_apply skips the automatic moves after a column-to-column move unless the card it
@@ -534,6 +540,7 @@ def test_a_column_move_leaves_nothing_for_the_automatic_moves(mode: str) -> None
     assert moves > 100
 
 
+@pytest.mark.pure_solver
 def test_dead_check_answer_is_shared_by_the_waste_sizes_of_a_position(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -110,6 +110,7 @@ def test_the_cut_search_runs_dry_where_the_sound_one_wins() -> None:
     assert replay_wins(g, _expand(g, line))  # type: ignore[arg-type]
 
 
+@pytest.mark.pure_solver
 def test_an_exhausted_cut_space_is_unknown_until_the_sound_search_decides(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
