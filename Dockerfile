@@ -13,7 +13,7 @@ COPY . .
 # The solver's compiled build (tools/compile_solver.py); the C compiler is needed for this step only.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends gcc libc6-dev \
-    && python tools/compile_solver.py --strict \
+    && python tools/compile_solver.py --strict && rm -rf .mypy_cache \
     && apt-get purge -y --auto-remove gcc libc6-dev \
     && rm -rf /var/lib/apt/lists/*
 # collectstatic needs settings that import; the real secret comes from the environment at run time.
@@ -21,6 +21,8 @@ RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinpu
 
 RUN useradd --create-home --uid 10001 klondike && chown -R klondike /app/var
 USER klondike
+# The build must load for the service's user too (a folder it cannot read means pure Python).
+RUN python -c "from games.engine.solver import native; assert native.is_native()"
 
 EXPOSE 8000
 CMD ["gunicorn", "config.wsgi:application", "--config", "config/gunicorn.py"]

@@ -20,16 +20,15 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	@touch $@ $(VENV)/.installed-run
 
-# The solver's hot modules compiled with mypyc (games/engine/solver/native.py): rebuilt when
-# they change; without a C compiler the solver runs them as Python.
-SOLVER_COMPILED := $(foreach m,positions pruning moves search schedule,games/engine/solver/$(m).py)
-$(VENV)/.solver-compiled: $(SOLVER_COMPILED) tools/compile_solver.py | $(VENV)/.installed-run
-	$(PY) tools/compile_solver.py $(if $(KLONDIKE_SOLVER_STRICT),--strict)
-	@touch $@
+# The solver's hot modules compiled with mypyc (games/engine/solver/native.py), first thing in
+# every command that runs it: a no-op when the build matches the engine's sources; without a C
+# compiler the solver runs them as Python (KLONDIKE_SOLVER_STRICT=1: a failure instead).
+COMPILE_SOLVER = $(PY) tools/compile_solver.py $(if $(filter-out 0,$(KLONDIKE_SOLVER_STRICT)),--strict)
 
 # Embedded mode unless DATABASE_URL / REDIS_URL are set: SQLite under var/, no Redis.
 run: export DJANGO_DEBUG ?= 1
-run: $(VENV)/.installed-run $(VENV)/.solver-compiled
+run: $(VENV)/.installed-run
+	$(COMPILE_SOLVER)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
@@ -37,7 +36,8 @@ run: $(VENV)/.installed-run $(VENV)/.solver-compiled
 # service with debug off (config/env.py refuses them).
 test: export DJANGO_SECRET_KEY ?= $(shell $(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')
 test: export DJANGO_HTTPS ?= 0
-test: $(VENV)/.installed-dev $(VENV)/.solver-compiled
+test: $(VENV)/.installed-dev
+	$(COMPILE_SOLVER)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed-dev
@@ -48,7 +48,8 @@ lint: $(VENV)/.installed-dev
 typecheck: $(VENV)/.installed-dev
 	$(PY) -m mypy --strict games/engine
 
-bench: $(VENV)/.installed-dev $(VENV)/.solver-compiled
+bench: $(VENV)/.installed-dev
+	$(COMPILE_SOLVER)
 	$(PY) bench/engine.py
 
 # Refresh the catalogs under locale/ from the sources (needs system gettext: a developer's tool,
@@ -70,4 +71,4 @@ lock:
 	{ echo "# Generated from requirements-dev.in: test and tooling packages not already in requirements.txt."; echo "-r requirements.txt"; /tmp/klondike-lock/bin/pip freeze | grep -vxFf requirements.txt; } > requirements-dev.txt
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache games/engine/solver/_native*

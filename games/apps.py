@@ -1,4 +1,15 @@
+from typing import Any
+
 from django.apps import AppConfig
+from django.utils import autoreload
+
+
+def watch_engine_sources(sender: Any, **kwargs: Any) -> None:
+    """runserver restarts on an edit of any engine module: the solver's compiled ones, loaded
+    from their build (games/engine/solver/native.py), are not among the files it watches."""
+    from games.engine.solver import native
+
+    sender.watch_dir(native.ENGINE_DIR, "**/*.py")
 
 
 class GamesConfig(AppConfig):
@@ -24,3 +35,4 @@ class GamesConfig(AppConfig):
         hints.hint_line_search_queue.connect(tasks.hint_line_search_queue)
         daily_services.rank_queue.connect(tasks.rank_queue)
         daily_services.integrity_check_queue.connect(tasks.integrity_check_queue)
+        autoreload.autoreload_started.connect(watch_engine_sources)

@@ -4,9 +4,12 @@ The hot modules of the solver (:data:`COMPILED`) are plain Python, typed for ``m
 --strict``. ``tools/compile_solver.py`` (run by ``make run`` and ``make test``) compiles them
 with mypyc into :data:`NATIVE_DIR`, which searches about three times as many positions a
 second. The package puts that folder first on its ``__path__`` only when the build was made
-from the very sources beside it, so an edited source never runs as a stale binary, and a
-machine with no C compiler runs the same modules as Python. ``KLONDIKE_SOLVER_PURE=1`` in the
-environment keeps the solver in pure Python (the tests compare the two).
+from the very sources of the engine beside it (mypyc compiles in what it knows of the
+modules they import, such as the fields of ``state.RawPosition``), so an edited source never
+runs as a stale binary, and a machine with no C compiler runs the same modules as Python.
+This module imports nothing of the package, so that the build tool can load it alone.
+``KLONDIKE_SOLVER_PURE=1`` in the environment keeps the solver in pure Python (the tests
+compare the two).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Final
 
@@ -22,16 +26,32 @@ COMPILED: Final = ("positions", "pruning", "moves", "search", "schedule")
 NATIVE_DIR: Final = Path(__file__).with_name("_native")
 DIGEST_FILE: Final = "SOURCE_DIGEST"
 """The file in :data:`NATIVE_DIR` naming the sources it was built from (:func:`source_digest`)."""
-GROUP: Final = f"{__package__}._native"
+GROUP: Final = "games.engine.solver._native"
 """mypyc's name for the shared library of the build (``_native__mypyc``, in :data:`NATIVE_DIR`)."""
+ENGINE_DIR: Final = Path(__file__).resolve().parent.parent
+
+
+def engine_sources() -> list[Path]:
+    """Every module of the engine (the compiled ones and all they may import), sorted."""
+    return sorted(ENGINE_DIR.glob("*.py")) + sorted(ENGINE_DIR.glob("solver/*.py"))
 
 
 def source_digest() -> str:
-    """A digest of the compiled modules' sources and of the interpreter they were built for."""
-    digest = hashlib.sha256(f"{sys.implementation.cache_tag}\n".encode())
-    for name in COMPILED:
-        digest.update(Path(__file__).with_name(f"{name}.py").read_bytes())
+    """A digest of the engine's sources and of the interpreter and platform built for."""
+    tag = f"{sys.implementation.cache_tag} {sysconfig.get_config_var('EXT_SUFFIX')}"
+    digest = hashlib.sha256(f"{tag}\n".encode())
+    for path in engine_sources():
+        digest.update(f"{path.relative_to(ENGINE_DIR)}\n".encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def built_digest() -> str | None:
+    """The digest the build in :data:`NATIVE_DIR` was made from; ``None`` without one."""
+    try:
+        return (NATIVE_DIR / DIGEST_FILE).read_text().strip()
+    except OSError:
+        return None
 
 
 def native_path() -> list[str]:
@@ -39,11 +59,7 @@ def native_path() -> list[str]:
     sources and pure Python is not asked for, else ``[]``."""
     if os.environ.get("KLONDIKE_SOLVER_PURE", "") not in ("", "0"):
         return []
-    try:
-        built = (NATIVE_DIR / DIGEST_FILE).read_text().strip()
-    except OSError:
-        return []
-    return [str(NATIVE_DIR)] if built == source_digest() else []
+    return [str(NATIVE_DIR)] if built_digest() == source_digest() else []
 
 
 def is_native() -> bool:

@@ -450,6 +450,8 @@ def test_deal_code_import() -> None:
     assert DealCode.parse("KL1-D1N-AAAAAAG").number == 6
 
 
+# (Compiled modules keep no doctests: the pure-Python run checks theirs.)
+@pytest.mark.pure_solver(native_too=True)
 def test_solver_doctests() -> None:
     import doctest
     import importlib
@@ -461,7 +463,7 @@ def test_solver_doctests() -> None:
     # Every module of the package, with the package's names at hand as in its docstring.
     names = {**vars(games.engine), **{n: getattr(package, n) for n in package.__all__}}
     attempted = 0
-    for info in pkgutil.iter_modules(package.__path__):
+    for info in pkgutil.iter_modules([os.path.dirname(package.__file__ or "")]):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         result = doctest.testmod(module, extraglobs=names, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, info.name
