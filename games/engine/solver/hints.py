@@ -133,7 +133,7 @@ def _heuristic(state: GameState) -> tuple[PlainAction | None, str]:
         cols, talon, pos, passes, _ = s.start
         tops = {col[-1] for col in cols if len(col) > 1}
         empty = any(len(col) == 1 for col in cols)
-        for i, _rec in s._reach(talon, pos, passes):
+        for i in s._reach(talon, pos, passes):
             if i == pos - 1:
                 continue
             x = talon[i]

@@ -5,17 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from librt.vecs import vec
+from mypy_extensions import i64, u8
+
 from ..state import GameState
 from .positions import (
     _COL_COL,
     _COL_F,
     _DOWN0,
     _MATE,
+    _NONE52,
     _OPP,
     _PARENTS,
     _RETURN,
     _TALON,
     _UNLIMITED,
+    _ZERO52,
     _at_bottom,
     _Cols,
     _destinations,
@@ -105,36 +110,37 @@ class _Game:
             return b""
         return p[1][: p[2]]
 
-    def _reach(self, talon: bytes, pos: int, passes: int) -> list[tuple[int, int]]:
-        """(talon index, recycles needed) of every card that can become the waste top."""
-        n = len(talon)
+    def _reach(self, talon: bytes, pos: int, passes: int) -> list[int]:
+        """The talon index of every card that can become the waste top (with a recycle if
+        need be)."""
+        n: i64 = len(talon)
         if not n:
             return []
         if self.talon_is_set:
-            return [(i, 0) for i in range(n)]
-        d = self.draw
-        out: list[tuple[int, int]] = []
-        seen: set[int] = set()
+            return list(range(n))
+        d: i64 = self.draw
+        out: list[int] = []
+        seen: i64 = 0  # bit i: index i is in out (talons hold at most 24 cards)
         if pos:
-            out.append((pos - 1, 0))
-            seen.add(pos - 1)
-        k = pos + d
+            out.append(pos - 1)
+            seen |= i64(1) << (pos - 1)
+        k: i64 = pos + d
         while k < n:
-            out.append((k - 1, 0))
-            seen.add(k - 1)
+            out.append(k - 1)
+            seen |= i64(1) << (k - 1)
             k += d
-        if n > pos and n - 1 not in seen:
-            out.append((n - 1, 0))
-            seen.add(n - 1)
+        if n > pos and not seen >> (n - 1) & 1:
+            out.append(n - 1)
+            seen |= i64(1) << (n - 1)
         if passes < self.recycles:
             k = d
             while k < n:
-                if k - 1 not in seen:
-                    out.append((k - 1, 1))
-                    seen.add(k - 1)
+                if not seen >> (k - 1) & 1:
+                    out.append(k - 1)
+                    seen |= i64(1) << (k - 1)
                 k += d
-            if n - 1 not in seen:
-                out.append((n - 1, 1))
+            if not seen >> (n - 1) & 1:
+                out.append(n - 1)
         return out
 
     def _auto(
@@ -148,7 +154,6 @@ class _Game:
     ) -> tuple[bytes, int]:
         """Play safe foundation moves (columns; the waste top in draw 1, or in the ``last``
         pass; any talon card when the talon is a set) until none is left."""
-        safe = self._safe
         # In draw 3 taking the waste top shifts the grouping of the next pass, not this one's.
         draw1 = self.draw == 1 or last
         talon_set = self.talon_is_set
@@ -162,7 +167,7 @@ class _Game:
             )
             for c in range(7):
                 col = cols[c]
-                if len(col) > 1 and col[-1] in need and safe(col[-1], found):
+                if len(col) > 1 and col[-1] in need and self._safe(col[-1], found):
                     x = col[-1]
                     found[x // 13] += 1
                     cols[c] = _pop(col, 1)
@@ -173,7 +178,7 @@ class _Game:
                     return talon, pos
                 if talon_set:
                     for x in need:
-                        if x >= 0 and x in talon and safe(x, found):
+                        if x >= 0 and x in talon and self._safe(x, found):
                             i = talon.index(x)
                             found[x // 13] += 1
                             talon = talon[:i] + talon[i + 1 :]
@@ -181,7 +186,7 @@ class _Game:
                             break
                     else:
                         return talon, pos
-                elif pos and talon[pos - 1] in need and safe(talon[pos - 1], found):
+                elif pos and talon[pos - 1] in need and self._safe(talon[pos - 1], found):
                     x = talon[pos - 1]
                     found[x // 13] += 1
                     talon = talon[: pos - 1] + talon[pos:]
@@ -196,7 +201,7 @@ class _Game:
         """The moves worth trying from ``p``, best first (see docs/solver.md, "Move order");
         ``talon_first``: the talon's moves before those that turn a card up."""
         cols, talon, pos, passes, found = p
-        where: dict[int, int] = {}
+        where = _NONE52[:]  # card -> its column when on top
         empty = -1
         for c in range(7):
             col = cols[c]
@@ -205,29 +210,29 @@ class _Game:
             elif empty < 0:
                 empty = c
         reach = self._reach(talon, pos, passes)
-        reach_cards = {talon[i] for i, _ in reach}
+        reach_cards = _ZERO52[:]  # flagged
+        for i in reach:
+            reach_cards[talon[i]] = 1
 
         f_flip: list[_Macro] = []
-        flips: list[tuple[int, _Macro]] = []
+        flips: list[_Macro] = []  # moves that turn a card up, and kings to an empty column
+        flips_down: list[int] = []  # their columns' face-down counts
         f_other: list[_Macro] = []
         talon_moves: list[_Macro] = []
         emptying: list[_Macro] = []
         partial: list[_Macro] = []
         returns: list[_Macro] = []
         king_now = -1  # -1: not computed yet, 0/1 afterwards
-        faceup: set[int] | None = None
+        faceup: vec[u8] | None = None
         sound = self.sound
         lazy = self.talon_is_set
-        tops: set[int] = set()
-        ftops: set[int] = set()
+        ftops = _ZERO52[:]
         if lazy:
             # Draw 1, unlimited passes: a talon card can wait in the talon until the move
             # that needs it, so play it to a column only as the start of a chain of talon
             # cards that ends at a card that can follow from the tableau or a foundation
             # (_down_useful); unsound only: to its foundation only when a chain ending at a
             # column top can follow (_up_useful).
-            if not sound:
-                tops = set(where)
             faceup = _faceup(cols)
             if self.returns:
                 # Foundation tops that could come back onto a talon card: any of them, or
@@ -235,7 +240,7 @@ class _Game:
                 for s, f in enumerate(found):
                     x = s * 13 + f - 1
                     if f and (sound or _return_useful(x, found, cols, faceup, reach_cards, where)):
-                        ftops.add(x)
+                        ftops[x] = 1
 
         for c in range(7):
             col = cols[c]
@@ -255,16 +260,18 @@ class _Game:
                 if x % 13 == 12:
                     # A king at the bottom of its column never needs another empty column.
                     if empty >= 0 and k > 0:
-                        flips.append((down, (_COL_COL, c, cnt, empty)))
+                        flips.append((_COL_COL, c, cnt, empty))
+                        flips_down.append(down)
                     continue
                 for par in _PARENTS[x]:
-                    d = where.get(par)
-                    if d is None:
+                    d = where[par]
+                    if d < 0:
                         continue
                     m = (_COL_COL, c, cnt, d)
                     if k == down:
                         if down:
-                            flips.append((down, m))
+                            flips.append(m)
+                            flips_down.append(down)
                             continue
                         # Emptying a column only pays when a king moves in right after.
                         if king_now < 0:
@@ -282,7 +289,7 @@ class _Game:
                     tw = _MATE[x // 13] * 13 + x % 13
                     if faceup is None:
                         faceup = _faceup(cols)
-                    if tw in faceup:
+                    if faceup[tw]:
                         # A twin at the bottom of a column would empty it: a king must be
                         # ready to move in (see emptying moves).
                         if not _at_bottom(cols, tw):
@@ -292,7 +299,7 @@ class _Game:
                             king_now = int(self._king_ready(cols, reach_cards, found))
                         if king_now:
                             partial.append(m)
-                    elif tw in reach_cards:
+                    elif reach_cards[tw]:
                         if not lazy or _down_useful(tw, reach_cards, faceup, ftops):
                             partial.append(m)
                     elif (
@@ -302,9 +309,11 @@ class _Game:
                     ):
                         partial.append(m)
 
-        for i, _rec in reach:
+        for i in reach:
             x = talon[i]
-            if found[x // 13] == x % 13 and (not lazy or sound or _up_useful(x, reach_cards, tops)):
+            if found[x // 13] == x % 13 and (
+                not lazy or sound or _up_useful(x, reach_cards, where)
+            ):
                 f_other.append((_TALON, x, -1, 0))
             if lazy and faceup is not None and not _down_useful(x, reach_cards, faceup, ftops):
                 continue
@@ -323,14 +332,13 @@ class _Game:
                         continue
                 returns.extend((_RETURN, s, d, 0) for d in _destinations(x, empty, where))
 
-        flips.sort(key=_first, reverse=True)
         out = f_flip
         if talon_first:
             out.extend(f_other)
             out.extend(talon_moves)
-            out.extend(m for _, m in flips)
+            _extend_most_down_first(out, flips, flips_down)
         else:
-            out.extend(m for _, m in flips)
+            _extend_most_down_first(out, flips, flips_down)
             out.extend(f_other)
             out.extend(talon_moves)
         out.extend(emptying)
@@ -338,7 +346,7 @@ class _Game:
         out.extend(returns)
         return out
 
-    def _king_ready(self, cols: _Cols, reach_cards: set[int], found: Sequence[int]) -> bool:
+    def _king_ready(self, cols: _Cols, reach_cards: vec[u8], found: Sequence[int]) -> bool:
         """Could a king move into an empty column right now (from above other cards in a
         column, from the talon, or back from a foundation)?"""
         for s in range(4):
@@ -346,7 +354,7 @@ class _Game:
             if found[s] == 13:
                 if self.returns:
                     return True
-            elif k in reach_cards:
+            elif reach_cards[k]:
                 return True
         for col in cols:
             for k in (12, 25, 38, 51):
@@ -358,7 +366,6 @@ class _Game:
     def _apply(self, p: _Pos, m: _Macro, autos: list[_Macro]) -> _Pos:
         cols_t, talon, pos, passes, found_t = p
         cols = list(cols_t)
-        found = list(found_t)
         kind = m[0]
         if kind == _COL_COL:
             _, c, cnt, d = m
@@ -370,12 +377,15 @@ class _Game:
             x = rest[-1]
             if len(rest) == 1 or found_t[x // 13] != x % 13 or not self._safe(x, found_t):
                 return (tuple(cols), talon, pos, passes, found_t)
+            found = list(found_t)
         elif kind == _COL_F:
+            found = list(found_t)
             c = m[1]
             x = cols[c][-1]
             found[x // 13] += 1
             cols[c] = _pop(cols[c], 1)
         elif kind == _TALON:
+            found = list(found_t)
             _, x, d, _ = m
             i = talon.index(x)
             if not self.talon_is_set:
@@ -391,6 +401,7 @@ class _Game:
             else:
                 cols[d] = cols[d] + bytes((x,))
         else:
+            found = list(found_t)
             _, s, d, _ = m
             found[s] -= 1
             cols[d] = cols[d] + bytes((s * 13 + found[s],))
@@ -407,5 +418,12 @@ class _Game:
         return (tuple(cols), talon, pos, self.start[3], tuple(found)), autos
 
 
-def _first(t: tuple[int, _Macro]) -> int:
-    return t[0]
+def _extend_most_down_first(out: list[_Macro], flips: list[_Macro], downs: list[int]) -> None:
+    """Append ``flips`` to ``out``, those of the columns with the most face-down cards
+    (``downs``) first, in their order otherwise."""
+    if not downs:
+        return
+    for d in range(max(downs), -1, -1):
+        for j in range(len(flips)):
+            if downs[j] == d:
+                out.append(flips[j])

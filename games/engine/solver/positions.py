@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Final, TypeAlias
 
+from librt.vecs import vec
+from mypy_extensions import i64, u8
+
 _PARENTS: Final = tuple(
     ()
     if c % 13 == 12
@@ -33,12 +36,19 @@ _Cols: TypeAlias = tuple[bytes, ...]
 _Pos: TypeAlias = tuple[_Cols, bytes, int, int, tuple[int, ...]]
 
 
-def _destinations(x: int, empty: int, where: dict[int, int]) -> list[int]:
+_NONE52: Final = vec[i64]([-1] * 52)
+"""Copied (``[:]``) for a table by card of column indexes or cards, -1 for none."""
+_ZERO52: Final = vec[u8]([0] * 52)
+"""Copied (``[:]``) for a table of flags by card."""
+
+
+def _destinations(x: int, empty: int, where: vec[i64]) -> list[int]:
     """The columns card `x` may be placed on: the first empty one (`empty`, -1 for none) for a
-    king, else those whose top card (`where`: top card -> column) is one of its `_PARENTS`."""
+    king, else those whose top card (`where`: card -> its column when on top, else -1) is one
+    of its `_PARENTS`."""
     if x % 13 == 12:
         return [empty] if empty >= 0 else []
-    return [d for par in _PARENTS[x] if (d := where.get(par)) is not None]
+    return [int(d) for par in _PARENTS[x] if (d := where[par]) >= 0]
 
 
 def _at_bottom(cols: _Cols, x: int) -> bool:
@@ -46,10 +56,12 @@ def _at_bottom(cols: _Cols, x: int) -> bool:
     return any(len(col) > 1 and col[1] == x for col in cols)
 
 
-def _faceup(cols: _Cols) -> set[int]:
-    out: set[int] = set()
+def _faceup(cols: _Cols) -> vec[u8]:
+    """The face-up column cards, flagged by card."""
+    out = _ZERO52[:]
     for col in cols:
-        out.update(col[col[0] - _DOWN0 + 1 :])
+        for i in range(col[0] - _DOWN0 + 1, len(col)):
+            out[col[i]] = 1
     return out
 
 

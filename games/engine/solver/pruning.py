@@ -6,8 +6,31 @@ rule (:func:`_down_useful`) and the fast cuts, for wins only (:func:`_up_useful`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
-from .positions import _COL_COL, _DOWN0, _MATE, _OPP, _PARENTS, _TALON, _Cols, _Macro, _Pos
+from librt.vecs import append, vec
+from mypy_extensions import i64, u8
+
+from .positions import (
+    _COL_COL,
+    _DOWN0,
+    _MATE,
+    _NONE52,
+    _OPP,
+    _PARENTS,
+    _TALON,
+    _ZERO52,
+    _Cols,
+    _Macro,
+    _Pos,
+)
+
+_SUIT: Final = vec[i64]([c // 13 for c in range(52)])
+_RANK: Final = vec[i64]([c % 13 for c in range(52)])
+"""A card's suit and rank (0-based), looked up where a division costs."""
+_ANY: Final = 52
+_NO_FAILURE: Final = vec[u8]([0] * 53)
+"""Copied for :func:`_serve`'s ``failed``: a flag by card, and one more at ``_ANY``."""
 
 
 def _stays_open(
@@ -43,10 +66,16 @@ def _stays_open(
     if i == 1:
         return True  # a king into an empty column
     par = col[i - 1]
-    # (Empty columns are left out rather than sliced: mypyc 2.4 raises on a slice whose start
-    # lies past its end, such as c[1:-1] of a one-byte column.)
-    covered = b"".join([c[1:-1] for c in cols if len(c) > 1]) + pile[:-1]
-    tops = bytes([c[-1] for c in cols if len(c) > 1])
+    covered = _ZERO52[:]  # flagged: the column cards under others, and the pile's
+    tops = _ZERO52[:]  # flagged: the column tops
+    for c in cols:
+        n = len(c)
+        if n > 1:
+            for j in range(1, n - 1):
+                covered[c[j]] = 1
+            tops[c[n - 1]] = 1
+    for j in range(len(pile) - 1):
+        covered[pile[j]] = 1
     found = child[4]
     for tw in _PARENTS[q]:
         if tw != par and _serves_now(tw, covered, tops, found, returns):
@@ -54,16 +83,18 @@ def _stays_open(
     if i != len(col) - 1:
         return False
     s = q // 13
-    return all(z not in covered for z in range(s * 13 + found[s], q))
+    return all(not covered[z] for z in range(s * 13 + found[s], q))
 
 
-def _serves_now(p: int, covered: bytes, tops: bytes, found: Sequence[int], returns: bool) -> bool:
+def _serves_now(
+    p: int, covered: vec[u8], tops: vec[u8], found: Sequence[int], returns: bool
+) -> bool:
     """Does ``p`` serve (see :func:`_serve`) whatever the other cards do: a column top, or a
     talon / foundation card whose parents lead to one, or to a king, through talon and
-    foundation cards only?"""
-    if p in tops:
+    foundation cards only? (``covered`` and ``tops``: cards flagged.)"""
+    if tops[p]:
         return True
-    if p in covered or (not returns and found[p // 13] > p % 13):
+    if covered[p] or (not returns and found[p // 13] > p % 13):
         return False
     if p % 13 == 12:
         return True
@@ -104,25 +135,28 @@ def _stuck(
     The cards are tried in passes until one adds nothing; ``hint`` (the order in which the
     cards were derived in the parent position, filled into ``order``) only saves passes.
     """
-    above = [-1] * 52  # the card lying on a column card (-1: a top, or not in a column)
-    sup = [-1] * 52  # the card a column card lies on (-1: the column's bottom card)
-    incol = bytearray(52)  # 1: a column card, 2: a card of the pile
-    flag = bytearray(52)  # 1: a face-up card with a support, 2: a face-down one or the pile's
-    pending: list[int] = []
-    y = -1
-    for x in pile:
+    above = _NONE52[:]  # the card lying on a column card (-1: a top, or not in a column)
+    sup = _NONE52[:]  # the card a column card lies on (-1: the column's bottom card)
+    incol = _ZERO52[:]  # 1: a column card, 2: a card of the pile
+    flag = _ZERO52[:]  # 1: a face-up card with a support, 2: a face-down one or the pile's
+    pending = vec[i64]()
+    y: i64 = -1
+    x: i64
+    for xb in pile:
+        x = xb
         incol[x] = 2
         flag[x] = 2
         if y >= 0:
             sup[x] = y
             above[y] = x
         y = x
-    pending.extend(-1 - x for x in reversed(pile))  # top first, as for the columns
+    for j in range(len(pile) - 1, -1, -1):  # top first, as for the columns
+        pending = append(pending, -1 - i64(pile[j]))
     for col in cols:
-        n = len(col)
+        n: i64 = len(col)
         if n <= 1:
             continue
-        down = col[0] - _DOWN0
+        down: i64 = col[0] - _DOWN0
         x = col[n - 1]
         incol[x] = 1
         # top first, face-down ones flagged by a negative entry (-1 - card)
@@ -132,50 +166,58 @@ def _stuck(
             sup[x] = y
             above[y] = x
             if i >= down:
-                pending.append(x)
+                pending = append(pending, x)
                 flag[x] = 1
             else:
-                pending.append(-1 - x)
+                pending = append(pending, -1 - x)
                 flag[x] = 2
             x = y
-    if not pending:
+    if not len(pending):
         return False
+    e: i64
     if hint:
         rest = pending
-        pending = []
-        for x in hint:
+        pending = vec[i64]()
+        for h in hint:
+            x = h
             f = flag[x]
             if f:
-                pending.append(x if f == 1 else -1 - x)
+                pending = append(pending, x if f == 1 else -1 - x)
                 flag[x] = 0
         for e in rest:
             if flag[e if e >= 0 else -1 - e]:
-                pending.append(e)
-    free = bytearray(52)
-    served = bytearray(52)  # 1: can become a column top (once true, true for good)
+                pending = append(pending, e)
+    free = _ZERO52[:]
+    served = _ZERO52[:]  # 1: can become a column top (once true, true for good)
     parents = _PARENTS
     # fmax[s]: a card of suit s up to this rank has every lower card of its suit able to
     # reach the foundation (on it, in the talon, or uncovered in a column); the card of that
     # rank (if below 13) is the one that stops it. Kept up to date as cards are derived, so
     # that a pass sees what the cards before it derived.
-    fmax = [_blocker(s * 13 + found[s], s * 13 + 13, incol, above, free) - s * 13 for s in range(4)]
+    fmax = vec[i64]()
+    for s in range(4):
+        fmax = append(fmax, _blocker(s * 13 + found[s], s * 13 + 13, incol, above, free) - s * 13)
+    q: i64
+    a: i64
+    par: i64
     while True:
-        failed = bytearray(52)  # talon / foundation cards found unable to serve this pass
-        left: list[int] = []
+        failed = _NO_FAILURE[:]  # talon / foundation cards found unable to serve this pass
+        left = vec[i64]()
         # Another pass can only help when a card was freed after some card (or some talon or
         # foundation card's serving) failed.
         again = False
         for e in pending:
             q = e if e >= 0 else -1 - e
             a = above[q]
-            acc = a < 0 or free[a]
+            acc = a < 0 or free[a] != 0
             if e < 0 and not acc:
-                left.append(e)  # face down and still covered
+                left = append(left, e)  # face down and still covered
                 continue
-            r = q % 13
-            if not (r == 12 or (acc and r <= fmax[q // 13])):
+            r = _RANK[q]
+            if not (r == 12 or (acc and r <= fmax[_SUIT[q]])):
                 sq = sup[q]
-                for par in parents[q]:
+                for pb in parents[q]:
+                    par = pb
                     if par == sq:
                         continue
                     if incol[par] == 1:
@@ -188,28 +230,28 @@ def _stuck(
                     ):
                         break
                 else:
-                    left.append(e)
+                    left = append(left, e)
                     continue
             # q leaves: to its foundation (a king: into an empty column), or onto a parent
             free[q] = 1
-            if not again and (left or 1 in failed):
+            if not again and (len(left) or failed[_ANY]):
                 again = True  # something judged before may judge otherwise now
             if order is not None:
                 order.append(q)
             y = sup[q]
             if y >= 0:
-                s = y // 13
-                if fmax[s] == y % 13:
+                s = _SUIT[y]
+                if fmax[s] == _RANK[y]:
                     # y stopped its suit's reach: it goes further now.
                     fmax[s] = _blocker(y + 1, s * 13 + 13, incol, above, free) - s * 13
-        if not left:
+        if not len(left):
             return False
         if not again:
             return True
         pending = left
 
 
-def _blocker(lo: int, hi: int, incol: bytearray, above: list[int], free: bytearray) -> int:
+def _blocker(lo: i64, hi: i64, incol: vec[u8], above: vec[i64], free: vec[u8]) -> i64:
     """The first of cards ``lo..hi-1`` (one suit, rising) that lies in a column under a card
     that cannot leave it yet (so it cannot go up), or ``hi``."""
     for z in range(lo, hi):
@@ -221,32 +263,32 @@ def _blocker(lo: int, hi: int, incol: bytearray, above: list[int], free: bytearr
 
 
 def _serve(
-    p: int,
-    above: list[int],
-    incol: bytearray,
-    free: bytearray,
+    p: i64,
+    above: vec[i64],
+    incol: vec[u8],
+    free: vec[u8],
     found: Sequence[int],
     returns: bool,
-    served: bytearray,
-    failed: bytearray,
+    served: vec[u8],
+    failed: vec[u8],
 ) -> bool:
     """Can ``p`` become a column top (so that a card can go on it)?  ``served`` remembers the
     cards found able to (for good: ``free`` only grows), ``failed`` those found unable in this
-    pass."""
+    pass (and ``failed[_ANY]`` whether any was)."""
     if incol[p] == 1:
         a = above[p]
-        return a < 0 or bool(free[a])
+        return a < 0 or free[a] != 0
     if served[p]:
         return True
     if failed[p]:
         return False
     # In the talon or on a foundation: it must go onto a column first (from the pile, once
     # uncovered).
-    if (not returns and found[p // 13] > p % 13) or (
+    if (not returns and found[_SUIT[p]] > _RANK[p]) or (
         incol[p] and above[p] >= 0 and not free[above[p]]
     ):
         ok = False
-    elif p % 13 == 12:
+    elif _RANK[p] == 12:
         ok = True
     else:
         ok = False
@@ -258,24 +300,26 @@ def _serve(
         served[p] = 1
     else:
         failed[p] = 1
+        failed[_ANY] = 1
     return ok
 
 
-def _up_useful(x: int, talon: set[int], tops: set[int]) -> bool:
-    """Is there a chain x+1, x+2 ... through the talon that ends at a column top?  (Fast
-    search only: not proven.)"""
+def _up_useful(x: int, talon: vec[u8], where: vec[i64]) -> bool:
+    """Is there a chain x+1, x+2 ... through the talon (``talon``: its reachable cards,
+    flagged) that ends at a column top (``where`` >= 0)?  (Fast search only: not proven.)"""
     while x % 13 != 12:
         x += 1
-        if x in tops:
+        if where[x] >= 0:
             return True
-        if x not in talon:
+        if not talon[x]:
             return False
     return False
 
 
-def _down_useful(x: int, talon: set[int], faceup: set[int], ftops: set[int]) -> bool:
+def _down_useful(x: int, talon: vec[u8], faceup: vec[u8], ftops: vec[u8]) -> bool:
     """Can something end up on ``x`` from the tableau (directly or through talon cards), or
-    come back onto it from a foundation (``ftops``: foundation tops, empty without return)?
+    come back onto it from a foundation (``ftops``: foundation tops, none without return)?
+    Card sets are flags by card.
 
     A sound cut with every foundation top in ``ftops`` (docs/solver.md, "the chain rule");
     the fast search passes only those whose return is useful by itself."""
@@ -283,9 +327,9 @@ def _down_useful(x: int, talon: set[int], faceup: set[int], ftops: set[int]) -> 
         return False
     for s in _OPP[x // 13]:
         y = s * 13 + x % 13 - 1
-        if y in faceup or y in ftops:
+        if faceup[y] or ftops[y]:
             return True
-        if y in talon and _down_useful(y, talon, faceup, ftops):
+        if talon[y] and _down_useful(y, talon, faceup, ftops):
             return True
     return False
 
@@ -294,9 +338,9 @@ def _return_useful(
     x: int,
     found: Sequence[int],
     cols: _Cols,
-    faceup: set[int],
-    talon: set[int],
-    where: dict[int, int],
+    faceup: vec[u8],
+    talon: vec[u8],
+    where: vec[i64],
 ) -> bool:
     """Fast search only, not sound (a win may need two suits taken back in turn, issue #22).
 
@@ -304,27 +348,28 @@ def _return_useful(
     one rank lower of the other colour goes on it (from the tableau, the talon, or itself
     taken back for a use of its own), or the card under ``x`` comes back in turn. A column
     card that lies on ``x``'s twin counts only when that move may be made too: the twin it
-    leaves goes up, or the card's own twin can come onto it."""
+    leaves goes up, or the card's own twin can come onto it. (Card sets as for
+    :func:`_down_useful`; ``where`` as for :func:`.positions._destinations`.)"""
     r = x % 13
     if r == 0:
         return False
     for s in _OPP[x // 13]:
         y = s * 13 + r - 1
-        if y in talon:
+        if talon[y]:
             return True
-        if y in faceup:
+        if faceup[y]:
             # When y lies on x's twin z, moving it leaves z (a partial run move), which the
             # next move must use in turn: z up, or y's twin onto z.
             z = _MATE[x // 13] * 13 + r
-            if z not in faceup or found[z // 13] == r or not _lies_on(cols, y, z):
+            if not faceup[z] or found[z // 13] == r or not _lies_on(cols, y, z):
                 return True
             tw = _MATE[s] * 13 + r - 1
-            if tw in faceup or tw in talon or found[tw // 13] == r:
+            if faceup[tw] or talon[tw] or found[tw // 13] == r:
                 return True
         if found[s] == r and _return_useful(y, found, cols, faceup, talon, where):
             return True
     below = x - 1
-    if any(p in where for p in _PARENTS[below]):
+    if any(where[p] >= 0 for p in _PARENTS[below]):
         lower = list(found)
         lower[x // 13] -= 1
         return _return_useful(below, lower, cols, faceup, talon, where)

@@ -51,15 +51,18 @@ class _Solver(_Game):
 
     def _key(self, p: _Pos) -> bytes:
         cols, talon, pos, passes, _ = p
+        parts = sorted(cols)
+        parts.append(b"\xff")
+        parts.append(talon)
         if self.unlimited:
             if self.draw == 1:
-                tail = b""
+                parts.append(b"\xfe")
             else:
-                n = len(talon)
-                tail = bytes((0 if pos % 3 == 0 or pos == n else pos,))
+                parts.append(_MARKS[0 if pos % 3 == 0 or pos == len(talon) else pos])
         else:
-            tail = bytes((pos, passes))
-        return b"".join(sorted(cols)) + b"\xff" + talon + b"\xfe" + tail
+            parts.append(_MARKS[pos])
+            parts.append(_BYTES[passes])
+        return b"".join(parts)
 
     def _tables(self, p0: _Pos, own: bool = False) -> tuple[set[bytes], dict[bytes, int] | None]:
         """The transposition tables of a search: shared by the searches of one solver when
@@ -114,14 +117,8 @@ class _Solver(_Game):
         ]
         idx = [0]
         path: list[list[_Macro]] = []
-        apply = self._apply
-        key = self._key
-        won = self._won
-        moves = functools.partial(self._moves, talon_first=talon_first)
-        stuck = _stuck
         returns = self.returns
         check = self.stuck_check
-        pile_of = self._pile
         nodes = 0
         while frames:
             p, ms, order, known = frames[-1]
@@ -134,8 +131,8 @@ class _Solver(_Game):
                 continue
             idx[-1] = i + 1
             step: list[_Macro] = [ms[i]]
-            child = apply(p, ms[i], step)
-            k = key(child)
+            child = self._apply(p, ms[i], step)
+            k = self._key(child)
             if k in seen:
                 continue
             prev = 0  # what the dead-position check said of this position's other waste sizes
@@ -145,7 +142,7 @@ class _Solver(_Game):
                     continue  # the same position was seen where it can reach more
             seen.add(k)
             nodes += 1
-            if won(child):
+            if self._won(child):
                 self.nodes += nodes & 255
                 out = list(head)
                 for s in path:
@@ -156,17 +153,17 @@ class _Solver(_Game):
                 self.nodes += 256
                 yield
             if check:
-                pile = pile_of(child)
+                pile = self._pile(child)
                 if ms[i][0] == _COL_F:
                     known = False  # not checked (see _stays_open)
-                elif not (known and _stays_open(p, child, ms[i], returns, pile, pile_of(p))):
+                elif not (known and _stays_open(p, child, ms[i], returns, pile, self._pile(p))):
                     # The check does not depend on the talon's waste size: its answer for
                     # another size of the same position stands.
                     if prev & _DEAD:
                         continue
                     if not prev & _ALIVE:
                         new_order: list[int] = []
-                        dead = stuck(child[0], child[4], returns, order, new_order, pile)
+                        dead = _stuck(child[0], child[4], returns, order, new_order, pile)
                         if by_pos is not None and unlimited:
                             by_pos[k[:-1]] |= _DEAD if dead else _ALIVE
                         if dead:
@@ -174,7 +171,7 @@ class _Solver(_Game):
                         order = new_order
                     known = True
             path.append(step)
-            frames.append((child, moves(child), order, known))
+            frames.append((child, self._moves(child, talon_first), order, known))
             idx.append(0)
         self.nodes += nodes & 255
         return None
@@ -202,32 +199,24 @@ class _Solver(_Game):
         heap: list[tuple[int, int, _Pos, _Link, int, list[int]]] = [
             (0, 0, p0, None, _KNOWN, order0)
         ]
-        apply = self._apply
-        key = self._key
-        won = self._won
-        moves = self._moves
-        push = heapq.heappush
-        pop = heapq.heappop
-        stuck = _stuck
         returns = self.returns
         check = self.stuck_check
-        pile_of = self._pile
         nodes = 0
         tick = 0
         talon_weight = 32 if talon_first else 0  # face-down counts stay below 32
         while heap:
-            _, _, p, link, status, order = pop(heap)
+            _, _, p, link, status, order = heapq.heappop(heap)
             # Checked when taken, not when made: most positions on the heap never are.
             if status == _CHECK:
                 new_order: list[int] = []
-                if stuck(p[0], p[4], returns, order, new_order, pile_of(p)):
+                if _stuck(p[0], p[4], returns, order, new_order, self._pile(p)):
                     continue
                 order = new_order
                 status = _KNOWN
-            for m in moves(p):
+            for m in self._moves(p):
                 step: list[_Macro] = [m]
-                child = apply(p, m, step)
-                k = key(child)
+                child = self._apply(p, m, step)
+                k = self._key(child)
                 if k in seen:
                     continue
                 if by_pos is not None and _dominated(by_pos, k, len(child[1]), draw, unlimited) < 0:
@@ -235,7 +224,7 @@ class _Solver(_Game):
                 seen.add(k)
                 nodes += 1
                 node: _Link = (link, step)
-                if won(child):
+                if self._won(child):
                     self.nodes += nodes & 255
                     steps: list[list[_Macro]] = []
                     while node is not None:
@@ -252,7 +241,7 @@ class _Solver(_Game):
                 for col in child[0]:
                     hidden += col[0]
                 tick -= 1
-                push(
+                heapq.heappush(
                     heap,
                     (
                         (len(child[1]) * talon_weight + hidden - 700) * 64 - sum(child[4]),
@@ -263,7 +252,7 @@ class _Solver(_Game):
                         if not check or m[0] == _COL_F
                         else _KNOWN
                         if status == _KNOWN
-                        and _stays_open(p, child, m, returns, pile_of(child), pile_of(p))
+                        and _stays_open(p, child, m, returns, self._pile(child), self._pile(p))
                         else _CHECK,
                         order,
                     ),
@@ -271,6 +260,10 @@ class _Solver(_Game):
         self.nodes += nodes & 255
         return None
 
+
+_MARKS: Final = tuple(b"\xfe" + bytes((i,)) for i in range(64))
+"""The talon's end mark with a waste size."""
+_BYTES: Final = tuple(bytes((i,)) for i in range(256))
 
 _SMALLER: Final = tuple(sum(1 << p for p in range(1, q) if p % 3 == q % 3) for q in range(64))
 """For a waste size ``q`` other than "0" (as in the key): the smaller ones whose position
