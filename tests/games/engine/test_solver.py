@@ -23,6 +23,7 @@ from games.engine.solver import (
     schedule,
     solve,
 )
+from games.engine.solver.moves import _extend_most_down_first, _Game
 from games.engine.solver.search import _Solver
 
 from .conftest import make_position
@@ -66,6 +67,21 @@ def test_solutions_replay_to_a_win(code: str) -> None:
         assert all(
             isinstance(a, Move) or type(a).__name__ in ("Draw", "Recycle") for a in v.actions
         )
+
+
+def test_turn_up_moves_come_most_face_down_first_in_a_stable_order() -> None:
+    flips = [(0, 1, 1, 2), (0, 2, 1, 3), (0, 3, 2, 0), (0, 4, 1, 5)]
+    out: list[tuple[int, int, int, int]] = []
+    _extend_most_down_first(out, flips, [1, 3, 0, 3])  # a king off face-up cards: 0
+    assert out == [flips[1], flips[3], flips[0], flips[2]]
+
+
+def test_reach_lists_each_card_that_can_become_the_waste_top_once() -> None:
+    game = _Game(GameState.from_code(DealCode(3, "N", 0)))
+    # 7 talon cards, 2 on the waste: its top, every third card on, the last one, and after a
+    # recycle the third and sixth.
+    assert game._reach(bytes(range(7)), 2, 0) == [1, 4, 6, 2, 5]
+    assert game._reach(b"", 0, 0) == []
 
 
 def test_solve_does_not_change_the_state() -> None:
