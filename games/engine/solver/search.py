@@ -67,7 +67,9 @@ class _Solver(_Game):
     def _tables(self, p0: _Pos, own: bool = False) -> tuple[set[bytes], dict[bytes, int] | None]:
         """The transposition tables of a search: shared by the searches of one solver when
         ``shared`` (then a proof needs every search exhausted), else (or when ``own``)
-        fresh."""
+        fresh. The keys seen, and (but for draw 1 with unlimited passes) the keys by position
+        (:meth:`_by_pos`), which then stand alone: a position seen before is one its own
+        entry dominates, so only the start key is in the first."""
         shared = self.shared and not own
         if shared and self._shared is not None:
             return self._shared
@@ -133,14 +135,15 @@ class _Solver(_Game):
             step: list[_Macro] = [ms[i]]
             child = self._apply(p, ms[i], step)
             k = self._key(child)
-            if k in seen:
-                continue
             prev = 0  # what the dead-position check said of this position's other waste sizes
-            if by_pos is not None:
+            if by_pos is None:
+                if k in seen:
+                    continue
+                seen.add(k)
+            else:
                 prev = _dominated(by_pos, k, len(child[1]), draw, unlimited)
                 if prev < 0:
-                    continue  # the same position was seen where it can reach more
-            seen.add(k)
+                    continue  # seen, or seen where it can reach more
             nodes += 1
             if self._won(child):
                 self.nodes += nodes & 255
@@ -217,11 +220,12 @@ class _Solver(_Game):
                 step: list[_Macro] = [m]
                 child = self._apply(p, m, step)
                 k = self._key(child)
-                if k in seen:
-                    continue
-                if by_pos is not None and _dominated(by_pos, k, len(child[1]), draw, unlimited) < 0:
-                    continue  # the same position was seen where it can reach more
-                seen.add(k)
+                if by_pos is None:
+                    if k in seen:
+                        continue
+                    seen.add(k)
+                elif _dominated(by_pos, k, len(child[1]), draw, unlimited) < 0:
+                    continue  # seen, or seen where it can reach more
                 nodes += 1
                 node: _Link = (link, step)
                 if self._won(child):
@@ -265,9 +269,9 @@ _MARKS: Final = tuple(b"\xfe" + bytes((i,)) for i in range(64))
 """The talon's end mark with a waste size."""
 _BYTES: Final = tuple(bytes((i,)) for i in range(256))
 
-_SMALLER: Final = tuple(sum(1 << p for p in range(1, q) if p % 3 == q % 3) for q in range(64))
-"""For a waste size ``q`` other than "0" (as in the key): the smaller ones whose position
-dominates it, ``q - 3``, ``q - 6``... ("0", the talon as after a recycle, is dominated by
+_REACHING: Final = tuple(sum(1 << p for p in range(1, q + 1) if p % 3 == q % 3) for q in range(64))
+"""For a waste size ``q`` other than "0" (as in the key): the sizes whose position dominates
+it, ``q`` itself, ``q - 3``, ``q - 6``... ("0", the talon as after a recycle, is dominated by
 any)."""
 
 
@@ -287,7 +291,7 @@ def _waste_seen(by_pos: dict[bytes, int], k: bytes) -> int:
     if q == 0:
         if seen:
             return -1
-    elif seen & _SMALLER[q]:
+    elif seen & _REACHING[q]:
         return -1
     by_pos[base] = seen | 1 << q
     return seen

@@ -25,7 +25,7 @@ from games.engine.solver import search as solver_search
 from games.engine.solver.positions import _RETURN
 from games.engine.solver.pruning import _stuck
 from games.engine.solver.schedule import _verdict
-from games.engine.solver.search import _dominating, _pass_dominated, _Solver
+from games.engine.solver.search import _dominated, _dominating, _pass_dominated, _Solver
 from games.engine.solver.verdicts import _expand
 
 from .conftest import make_position
@@ -461,6 +461,20 @@ def test_a_position_with_a_pass_more_used_is_skipped() -> None:
     assert _pass_dominated(by_pos, s._key((cols, talon, 3, 1, found)), len(talon), 3)
     # A waste size the position seen cannot draw to is kept.
     assert not _pass_dominated(by_pos, s._key((cols, talon, 2, 1, found)), len(talon), 3)
+
+
+def test_the_table_by_position_alone_catches_a_repeat() -> None:
+    # Wherever there is a table by position, it is the only one a search records in: a
+    # position seen again, with the very same waste size, counts as dominated.
+    for preset in ("N", "C"):
+        g = GameState.new(Deal.from_number(8), Rules.from_preset(3, preset))
+        s = _Solver(g)
+        cols, talon, _pos, _passes, found = s.start
+        by_pos = s._by_pos(set())
+        assert by_pos is not None
+        k = s._key((cols, talon, 4, 0, found))
+        assert _dominated(by_pos, k, len(talon), 3, s.unlimited) >= 0
+        assert _dominated(by_pos, k, len(talon), 3, s.unlimited) < 0
 
 
 def exhaust_gen(gen: object) -> object:
