@@ -1,4 +1,5 @@
-"""Klondike Daily's rules engine: framework-free, stdlib only.
+"""Klondike Daily's rules engine: framework-free, stdlib only (the solver's compiled modules
+add mypyc's runtime types).
 
 >>> from games.engine import GameState, Draw
 >>> g = GameState.from_code("KL1-D1N-AAAAAAG")
