@@ -377,15 +377,14 @@ class _Game:
             x = rest[-1]
             if len(rest) == 1 or found_t[x // 13] != x % 13 or not self._safe(x, found_t):
                 return (tuple(cols), talon, pos, passes, found_t)
-            found = list(found_t)
-        elif kind == _COL_F:
-            found = list(found_t)
+        # From here a foundation may change (by the move or the automatic moves after it).
+        found = list(found_t)
+        if kind == _COL_F:
             c = m[1]
             x = cols[c][-1]
             found[x // 13] += 1
             cols[c] = _pop(cols[c], 1)
         elif kind == _TALON:
-            found = list(found_t)
             _, x, d, _ = m
             i = talon.index(x)
             if not self.talon_is_set:
@@ -400,8 +399,7 @@ class _Game:
                 found[x // 13] += 1
             else:
                 cols[d] = cols[d] + bytes((x,))
-        else:
-            found = list(found_t)
+        elif kind == _RETURN:
             _, s, d, _ = m
             found[s] -= 1
             cols[d] = cols[d] + bytes((s * 13 + found[s],))
