@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import Any, Final
 
 from ..state import GameState
@@ -175,7 +175,7 @@ def _schedule(
         while True:
             gen = searches.get(which)
             if gen is None:  # finished without deciding: another search takes the turn
-                which = next(w for w in searches if w != _RELAXED)
+                which = _successor(searches, shared)
                 gen = searches[which]
             try:
                 while clock() < until and _nodes(s, relaxed) < node_until:
@@ -204,6 +204,20 @@ def _schedule(
                 searches[_SOUND] = early if early is not None else _sound_search(s, which)
                 s._shared = None  # (the memory of the fast tables goes to the sound one)
     raise _OutOfBudget
+
+
+def _successor(searches: Iterable[int], shared: set[int]) -> int:
+    """The search that takes the turn of one that finished without deciding: one sharing
+    the tables if any is left, else the first left but the relaxed game's.
+
+    A search that ran dry over the shared tables has expanded every position it reached
+    there, so the others sharing them finish with little more work (one that has not started
+    finds the start's children all seen), and that finish is the proof or the end of the cut
+    space; a search with a table of its own would search that space all over again."""
+    for which in searches:
+        if which in shared:
+            return which
+    return next(w for w in searches if w != _RELAXED)
 
 
 def _sound_search(s: _Solver, which: int) -> Generator[None, None, list[_Macro] | None]:

@@ -181,6 +181,26 @@ def test_budget_gives_unknown() -> None:
         assert v.nodes <= 300
 
 
+@pytest.mark.pure_solver
+def test_a_search_dry_over_the_shared_table_hands_its_turn_to_one_sharing_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One pass (sound cuts only): depth-first runs dry over the shared table in its first
+    # turn. The talon-first best-first search sharing that table then finishes at once (every
+    # child of the start is seen): the proof costs not one position more. The plain best-first
+    # search with a table of its own, first in the phases, used to take the turn and search
+    # the whole space again.
+    g = GameState.from_code("KL1-D1V-AAAAAEY")
+    monkeypatch.setattr(schedule, "_PHASES_RELAXED", ((schedule._DFS, 1.0),))
+    alone = solve(g, budget_s=600, max_nodes=10**6)
+    phases = ((schedule._DFS, 0.5), (schedule._BEST_ALONE, 0.75), (schedule._BEST_TALON, 1.0))
+    monkeypatch.setattr(schedule, "_PHASES_RELAXED", phases)
+    handed_over = solve(g, budget_s=600, max_nodes=10**6)
+    assert isinstance(alone, Unwinnable) and isinstance(handed_over, Unwinnable)
+    assert alone.nodes > 100
+    assert handed_over.nodes == alone.nodes
+
+
 # -- hints ------------------------------------------------------------------------------------
 
 
