@@ -72,12 +72,23 @@ def _verdict(
 
 
 def _solvers(state: GameState, stuck_check: bool) -> tuple[_Solver, _Solver | None]:
-    """The real search, and the relaxed one when the talon is not a set (draw 3 or a pass
-    limit; see :class:`_Solver`)."""
+    """The real search, and the relaxed one in draw 3 with unlimited passes (see
+    :class:`_Solver`). Under a pass limit the relaxed game (draw 1, unlimited passes) is
+    so much bigger a game that it decided none of deals 0-199 of D1V, D1C, D3V and D3C at
+    10 s (2026-12-02): its turns go to the real searches (:data:`_PHASES_LIMITED`)."""
     s = _Solver(state, stuck_check=stuck_check)
-    if s.talon_is_set:
+    if s.talon_is_set or not s.unlimited:
         return s, None
     return s, _Solver(state, stuck_check=stuck_check, relax=True)
+
+
+def _phases(s: _Solver, relaxed: _Solver | None, *, helper: bool = False) -> _Phases:
+    """The turns of the main process (or of the ``helper``) for ``s``'s game."""
+    if not s.unlimited:
+        return _HELPER_PHASES_LIMITED if helper else _PHASES_LIMITED
+    if relaxed is not None:
+        return _HELPER_PHASES_RELAXED if helper else _PHASES_RELAXED
+    return _HELPER_PHASES if helper else _PHASES
 
 
 def _nodes(s: _Solver, relaxed: _Solver | None, helper: _Helper | None = None) -> int:
@@ -103,6 +114,8 @@ wins the deals whose every win the fast cuts cut, often in a few hundred positio
 fast searches would first have to exhaust their space; and when that space is exhausted it is
 the sound search that takes over, from where it is. Under a pass limit, where the searches
 use the sound cuts anyway, it has no turns."""
+_Phases = Sequence[tuple[int, float]]
+"""(search, share of the budget it may use until), in turn order."""
 _PHASES: Final = ((_DFS, 0.1), (_SOUND_ALONE, 0.2), (_BEST, 0.5), (_DFS, 1.0))
 """(search, share of the budget it may use until): depth-first first (most deals fall
 fast), a turn for the sound cuts, then best-first (rescues the deals where an early choice
@@ -116,7 +129,7 @@ _PHASES_RELAXED: Final = (
     (_DFS, 0.9),
     (_RELAXED, 1.0),
 )
-"""The same when the talon is not a set (draw 3 or a pass limit), with turns for the
+"""The same in draw 3 (unlimited passes), with turns for the
 depth-first search of the relaxed game (its proofs of a loss come much cheaper), and orders
 that play the talon off early (in draw 3 a card's turn on the waste top depends on the cards
 before it): the best-first search that empties the talon first shares the table with
@@ -124,6 +137,17 @@ depth-first; the plain best-first order and a depth-first search that tries the 
 first, which win their deals within a few thousand positions when they win them at all, get
 short turns with tables of their own (sharing, they would find most of the positions they
 want already owned by the others)."""
+_PHASES_LIMITED: Final = (
+    (_DFS, 0.1),
+    (_BEST_ALONE, 0.12),
+    (_DFS_TALON_ALONE, 0.14),
+    (_BEST_TALON, 0.6),
+    (_DFS, 1.0),
+)
+"""Under a pass limit: the turns of :data:`_PHASES_RELAXED` but the relaxed game's (see
+:func:`_solvers`). All the searches use the sound cuts there, so the shared tables running
+dry is the proof (both shared searches, whose split of the turns then does not matter), and
+so is a table of its own."""
 
 
 def _schedule(
@@ -134,12 +158,12 @@ def _schedule(
     relaxed: _Solver | None = None,
     *,
     helper: _Helper | None = None,
-    phases: Sequence[tuple[int, float]] | None = None,
+    phases: _Phases | None = None,
 ) -> list[_Macro] | None:
     """Run the searches in turns; a win decides at once (except a win of the relaxed game,
     which decides nothing: that search just stops), and so does a search with the sound cuts
-    only (the relaxed game's) running dry. ``phases`` default to :data:`_PHASES` or
-    :data:`_PHASES_RELAXED`; a ``helper``'s verdict, polled between turns, decides too.
+    only (the relaxed game's) running dry. ``phases`` default to those of :func:`_phases`;
+    a ``helper``'s verdict, polled between turns, decides too.
 
     ``s`` searches with the cuts that may lose every winning line (see :class:`_Solver`):
     when its space is exhausted (a search with a table of its own, or every search sharing
@@ -151,7 +175,7 @@ def _schedule(
     :raises _OutOfBudget: no verdict in time.
     """
     if phases is None:
-        phases = _PHASES_RELAXED if relaxed is not None else _PHASES
+        phases = _phases(s, relaxed)
     if s.sound:  # (the turns of a search dropped go to the next one)
         phases = [(which, share) for which, share in phases if which != _SOUND_ALONE]
     makers: dict[int, Callable[[], Generator[None, None, list[_Macro] | None]]] = {
@@ -247,6 +271,9 @@ their deals within a few seconds when they win them at all; the main process giv
 each), then the relaxed game, whose proofs of a loss take 2-8 s in the deals the main process
 leaves undecided (it gives them 2 s). In draw 1 the talon-first orders the main process does
 not run."""
+_HELPER_PHASES_LIMITED: Final = ((_BEST_ALONE, 0.4), (_DFS_TALON_ALONE, 1.0))
+"""Under a pass limit: the orders the main process gives short turns, each with a table of
+its own (every search uses the sound cuts there, so each running dry is a proof)."""
 
 
 class _Helper:
@@ -326,9 +353,10 @@ def _helper_main(
     """The helper process: run the helper's searches, send ``(decided, line, nodes)``."""
     t0 = time.perf_counter()
     s, relaxed = _solvers(state, stuck_check)
-    phases = _HELPER_PHASES_RELAXED if relaxed is not None else _HELPER_PHASES
     try:
-        line = _schedule(s, t0, budget_s, max_nodes, relaxed, phases=phases)
+        line = _schedule(
+            s, t0, budget_s, max_nodes, relaxed, phases=_phases(s, relaxed, helper=True)
+        )
     except _OutOfBudget:
         conn.send((False, None, _nodes(s, relaxed)))
     else:

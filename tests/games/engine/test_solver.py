@@ -191,10 +191,10 @@ def test_a_search_dry_over_the_shared_table_hands_its_turn_to_one_sharing_it(
     # search with a table of its own, first in the phases, used to take the turn and search
     # the whole space again.
     g = GameState.from_code("KL1-D1V-AAAAAEY")
-    monkeypatch.setattr(schedule, "_PHASES_RELAXED", ((schedule._DFS, 1.0),))
+    monkeypatch.setattr(schedule, "_PHASES_LIMITED", ((schedule._DFS, 1.0),))
     alone = solve(g, budget_s=600, max_nodes=10**6)
     phases = ((schedule._DFS, 0.5), (schedule._BEST_ALONE, 0.75), (schedule._BEST_TALON, 1.0))
-    monkeypatch.setattr(schedule, "_PHASES_RELAXED", phases)
+    monkeypatch.setattr(schedule, "_PHASES_LIMITED", phases)
     handed_over = solve(g, budget_s=600, max_nodes=10**6)
     assert isinstance(alone, Unwinnable) and isinstance(handed_over, Unwinnable)
     assert alone.nodes > 100
@@ -392,9 +392,11 @@ def test_the_helper_process_decides_what_the_main_search_cannot(
 ) -> None:
     # The main process only runs a search that never ends; the helper (forked with the same
     # patches) runs the talon-first best-first search from the start.
-    monkeypatch.setattr(schedule, "_PHASES_RELAXED", ((schedule._DFS, 1.0),))
+    for name in ("_PHASES_RELAXED", "_PHASES_LIMITED"):
+        monkeypatch.setattr(schedule, name, ((schedule._DFS, 1.0),))
     monkeypatch.setattr(_Solver, "dfs", _undecided)
-    monkeypatch.setattr(schedule, "_HELPER_PHASES_RELAXED", ((schedule._BEST_TALON_ALONE, 1.0),))
+    for name in ("_HELPER_PHASES_RELAXED", "_HELPER_PHASES_LIMITED"):
+        monkeypatch.setattr(schedule, name, ((schedule._BEST_TALON_ALONE, 1.0),))
     monkeypatch.setattr(schedule, "_HELPER_AFTER", 0.0)
     g = position()
     v = solve(g, budget_s=20, workers=2)
