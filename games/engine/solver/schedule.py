@@ -124,7 +124,7 @@ _PHASES_RELAXED: Final = (
     (_DFS, 0.1),
     (_RELAXED, 0.2),
     (_BEST_ALONE, 0.22),
-    (_DFS_TALON_ALONE, 0.24),
+    (_DFS_TALON_ALONE, 0.28),
     (_BEST_TALON, 0.7),
     (_DFS, 0.9),
     (_RELAXED, 1.0),
@@ -268,7 +268,7 @@ _HELPER_PHASES_RELAXED: Final = (
 own, so that any of them running dry is a proof by itself, in turns the main process cannot
 give them. In draw 3: the plain best-first and the talon-first depth-first orders (which win
 their deals within a few seconds when they win them at all; the main process gives them 0.2 s
-each), then the relaxed game, whose proofs of a loss take 2-8 s in the deals the main process
+and 0.6 s), then the relaxed game, whose proofs of a loss take 2-8 s in the deals the main process
 leaves undecided (it gives them 2 s). In draw 1 the talon-first orders the main process does
 not run."""
 _HELPER_PHASES_LIMITED: Final = ((_BEST_ALONE, 0.4), (_DFS_TALON_ALONE, 1.0))
