@@ -144,10 +144,11 @@ _PHASES_LIMITED: Final = (
     (_BEST_TALON, 0.6),
     (_DFS, 1.0),
 )
-"""Under a pass limit: the turns of :data:`_PHASES_RELAXED` but the relaxed game's (see
-:func:`_solvers`). All the searches use the sound cuts there, so the shared tables running
-dry is the proof (both shared searches, whose split of the turns then does not matter), and
-so is a table of its own."""
+"""Under a pass limit: the orders of :data:`_PHASES_RELAXED` without the relaxed game (see
+:func:`_solvers`), its two turns shared out among them. All the searches use the sound cuts
+there, so a proof is either search sharing the table running dry after the other (how the
+turns split between the two then does not matter) or a search with a table of its own
+running dry."""
 
 
 def _schedule(
