@@ -110,6 +110,13 @@ class _Game:
             return b""
         return p[1][: p[2]]
 
+    def _stock(self, p: _Pos) -> bytes:
+        """The stock in the last pass (in draw order; empty before it): drawn onto the pile
+        ``self.draw`` cards at a time (see :func:`_stuck`)."""
+        if p[3] < self.recycles or self.talon_is_set:
+            return b""
+        return p[1][p[2] :]
+
     def _reach(self, talon: bytes, pos: int, passes: int) -> list[int]:
         """The talon index of every card that can become the waste top (with a recycle if
         need be)."""

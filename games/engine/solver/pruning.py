@@ -108,6 +108,8 @@ def _stuck(
     hint: Sequence[int] = (),
     order: list[int] | None = None,
     pile: bytes = b"",
+    stock: bytes = b"",
+    draw: i64 = 1,
 ) -> bool:
     """Is some column card unable ever to leave the card it lies on?  (Then the position is
     lost: in a win every card leaves its support by a move of its own.)
@@ -126,7 +128,12 @@ def _stuck(
     the top, one at a time, and that nothing is put onto but cards drawn later: its cards are
     judged like face-down cards of a column (each must be uncovered first, whatever the
     route), and one of them becomes a column top only by moving onto a parent that serves
-    (docs/solver.md, "Dead positions").
+    (docs/solver.md, "Dead positions"). ``stock``: the cards still to be drawn in that
+    pass, in draw order, ``draw`` at a time: each draw puts them onto the pile, so they are
+    judged in stages, one a draw. A stage derives what can happen before the next draw
+    (the cards still in the stock neither serve nor reach their foundation); the cards it
+    drawn that cannot leave in it stay on the pile, under the next ones ("The stock of the
+    last pass" there).
 
     Everything else is assumed possible (the talon is fully reachable, empty columns appear),
     so the fixpoint over-approximates: whatever a real line of play does, it derives, by
@@ -137,9 +144,11 @@ def _stuck(
     """
     above = _NONE52[:]  # the card lying on a column card (-1: a top, or not in a column)
     sup = _NONE52[:]  # the card a column card lies on (-1: the column's bottom card)
-    incol = _ZERO52[:]  # 1: a column card, 2: a card of the pile
+    incol = _ZERO52[:]  # 1: a column card, 2: a card of the pile, 3: of the stock
     flag = _ZERO52[:]  # 1: a face-up card with a support, 2: a face-down one or the pile's
     pending = vec[i64]()
+    for xb in stock:
+        incol[xb] = 3
     y: i64 = -1
     x: i64
     for xb in pile:
@@ -172,7 +181,7 @@ def _stuck(
                 pending = append(pending, -1 - x)
                 flag[x] = 2
             x = y
-    if not len(pending):
+    if not len(pending) and not stock:
         return False
     e: i64
     if hint:
@@ -189,7 +198,6 @@ def _stuck(
                 pending = append(pending, e)
     free = _ZERO52[:]
     served = _ZERO52[:]  # 1: can become a column top (once true, true for good)
-    parents = _PARENTS
     # fmax[s]: a card of suit s up to this rank has every lower card of its suit able to
     # reach the foundation (on it, in the talon, or uncovered in a column); the card of that
     # rank (if below 13) is the one that stops it. Kept up to date as cards are derived, so
@@ -199,7 +207,11 @@ def _stuck(
         fmax = append(fmax, _blocker(s * 13 + found[s], s * 13 + 13, incol, above, free) - s * 13)
     q: i64
     a: i64
-    par: i64
+    piled = vec[i64]()  # the pile, bottom first, to ``ntop`` (cards able to leave may linger)
+    for xb in pile:
+        piled = append(piled, xb)
+    ntop: i64 = len(piled)
+    drawn: i64 = 0  # the stock's cards on the pile so far
     while True:
         failed = _NO_FAILURE[:]  # talon / foundation cards found unable to serve this pass
         left = vec[i64]()
@@ -210,28 +222,11 @@ def _stuck(
             q = e if e >= 0 else -1 - e
             a = above[q]
             acc = a < 0 or free[a] != 0
-            if e < 0 and not acc:
-                left = append(left, e)  # face down and still covered
+            if (e < 0 and not acc) or not _leaves(
+                q, acc, above, sup, incol, free, fmax, found, returns, served, failed
+            ):
+                left = append(left, e)  # (when face down: still covered)
                 continue
-            r = _RANK[q]
-            if not (r == 12 or (acc and r <= fmax[_SUIT[q]])):
-                sq = sup[q]
-                for pb in parents[q]:
-                    par = pb
-                    if par == sq:
-                        continue
-                    if incol[par] == 1:
-                        a = above[par]
-                        if a < 0 or free[a]:
-                            break
-                    elif served[par] or (
-                        not failed[par]
-                        and _serve(par, above, incol, free, found, returns, served, failed)
-                    ):
-                        break
-                else:
-                    left = append(left, e)
-                    continue
             # q leaves: to its foundation (a king: into an empty column), or onto a parent
             free[q] = 1
             if not again and (len(left) or failed[_ANY]):
@@ -244,18 +239,98 @@ def _stuck(
                 if fmax[s] == _RANK[y]:
                     # y stopped its suit's reach: it goes further now.
                     fmax[s] = _blocker(y + 1, s * 13 + 13, incol, above, free) - s * 13
-        if not len(left):
-            return False
-        if not again:
+        if len(left) and again:
+            pending = left
+            continue
+        if drawn >= len(stock):
+            return len(left) > 0
+        # The stage is settled: the next draw puts its cards onto the pile, over the top
+        # card that could not leave (the ones that could are taken to have left). Unless the
+        # new top can leave, nothing else can either (the cards it covers could not, and it
+        # serves no card and lets no suit go up without leaving), so the stage needs no
+        # passes: draw again.
+        drew = vec[i64]()
+        while True:
+            while ntop and free[piled[ntop - 1]]:
+                ntop -= 1
+            y = piled[ntop - 1] if ntop else -1
+            last = min(drawn + draw, len(stock))
+            for j in range(drawn, last):
+                x = stock[j]
+                incol[x] = 2
+                if y >= 0:
+                    sup[x] = y
+                    above[y] = x
+                    served[y] = 0
+                if ntop < len(piled):
+                    piled[ntop] = x
+                else:
+                    piled = append(piled, x)
+                ntop += 1
+                drew = append(drew, -1 - x)
+                y = x
+            for j in range(drawn, last):
+                s = _SUIT[stock[j]]
+                fmax[s] = _blocker(s * 13 + found[s], s * 13 + 13, incol, above, free) - s * 13
+            drawn = last
+            failed = _NO_FAILURE[:]
+            if _leaves(y, True, above, sup, incol, free, fmax, found, returns, served, failed):
+                break
+            if drawn >= len(stock):
+                return True
+        # The cards drawn first, the top first: what they free, the next ones see.
+        pending = vec[i64]()
+        for j in range(len(drew) - 1, -1, -1):
+            pending = append(pending, drew[j])
+        for e in left:
+            pending = append(pending, e)
+
+
+def _leaves(
+    q: i64,
+    acc: bool,
+    above: vec[i64],
+    sup: vec[i64],
+    incol: vec[u8],
+    free: vec[u8],
+    fmax: vec[i64],
+    found: Sequence[int],
+    returns: bool,
+    served: vec[u8],
+    failed: vec[u8],
+) -> bool:
+    """Can ``q`` (uncovered, or ``acc`` false: not yet) leave its support by a move of its
+    own, as far as :func:`_stuck` has derived: to its foundation (uncovered, its suit's
+    reach up to it), a king into an empty column, or onto a parent other than its support
+    that serves (:func:`_serve`)."""
+    r = _RANK[q]
+    if r == 12 or (acc and r <= fmax[_SUIT[q]]):
+        return True
+    sq = sup[q]
+    par: i64
+    for pb in _PARENTS[q]:
+        par = pb
+        if par == sq:
+            continue
+        if incol[par] == 1:
+            a = above[par]
+            if a < 0 or free[a]:
+                return True
+        elif served[par] or (
+            not failed[par] and _serve(par, above, incol, free, found, returns, served, failed)
+        ):
             return True
-        pending = left
+    return False
 
 
 def _blocker(lo: i64, hi: i64, incol: vec[u8], above: vec[i64], free: vec[u8]) -> i64:
-    """The first of cards ``lo..hi-1`` (one suit, rising) that lies in a column under a card
-    that cannot leave it yet (so it cannot go up), or ``hi``."""
+    """The first of cards ``lo..hi-1`` (one suit, rising) that lies in a column or the pile
+    under a card that cannot leave it yet, or is still in the last pass's stock (so it
+    cannot go up), or ``hi``."""
     for z in range(lo, hi):
         if incol[z]:
+            if incol[z] == 3:
+                return z  # still in the stock
             a = above[z]
             if a >= 0 and not free[a]:
                 return z
@@ -280,8 +355,8 @@ def _serve(
         return a < 0 or free[a] != 0
     if served[p]:
         return True
-    if failed[p]:
-        return False
+    if failed[p] or incol[p] == 3:
+        return False  # (a card still in the last pass's stock: not before it is drawn)
     # In the talon or on a foundation: it must go onto a column first (from the pile, once
     # uncovered).
     if (not returns and found[_SUIT[p]] > _RANK[p]) or (

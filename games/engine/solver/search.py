@@ -106,7 +106,9 @@ class _Solver(_Game):
         if self._won(p0):
             return autos
         order0: list[int] = []
-        if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0, self._pile(p0)):
+        if self.stuck_check and _stuck(
+            p0[0], p0[4], self.returns, (), order0, self._pile(p0), self._stock(p0), self.draw
+        ):
             return None
         seen, by_pos = self._tables(p0, own_table)
         unlimited = self.unlimited
@@ -166,7 +168,16 @@ class _Solver(_Game):
                         continue
                     if not prev & _ALIVE:
                         new_order: list[int] = []
-                        dead = _stuck(child[0], child[4], returns, order, new_order, pile)
+                        dead = _stuck(
+                            child[0],
+                            child[4],
+                            returns,
+                            order,
+                            new_order,
+                            pile,
+                            self._stock(child),
+                            draw,
+                        )
                         if by_pos is not None and unlimited:
                             by_pos[k[:-1]] |= _DEAD if dead else _ALIVE
                         if dead:
@@ -191,7 +202,9 @@ class _Solver(_Game):
         if self._won(p0):
             return autos
         order0: list[int] = []
-        if self.stuck_check and _stuck(p0[0], p0[4], self.returns, (), order0, self._pile(p0)):
+        if self.stuck_check and _stuck(
+            p0[0], p0[4], self.returns, (), order0, self._pile(p0), self._stock(p0), self.draw
+        ):
             return None
         seen, by_pos = self._tables(p0, own_table)
         unlimited = self.unlimited
@@ -212,7 +225,9 @@ class _Solver(_Game):
             # Checked when taken, not when made: most positions on the heap never are.
             if status == _CHECK:
                 new_order: list[int] = []
-                if _stuck(p[0], p[4], returns, order, new_order, self._pile(p)):
+                if _stuck(
+                    p[0], p[4], returns, order, new_order, self._pile(p), self._stock(p), draw
+                ):
                     continue
                 order = new_order
                 status = _KNOWN

@@ -40,8 +40,11 @@ def wins(state: GameState, actions: list) -> bool:
 
 
 def stuck(g: GameState) -> bool:
-    cols, _talon, _pos, _passes, found = _Solver(g).start
-    return _stuck(cols, found, g.rules.foundation_return)
+    """The dead-position check as the searches run it (in the last pass, with its pile and
+    its stock)."""
+    s = _Solver(g)
+    cols, _talon, _pos, _passes, found = p = s.start
+    return _stuck(cols, found, s.returns, pile=s._pile(p), stock=s._stock(p), draw=s.draw)
 
 
 def exhaust(s: _Solver) -> object:
@@ -123,14 +126,60 @@ def test_the_pile_is_left_from_the_top() -> None:
     assert not _stuck(s.start[0], s.start[4], True, pile=s._pile(s.start))
 
 
-@pytest.mark.parametrize("mode", ["D1N", "D3N", "D3C", "D1R"])
+# The stock of the last pass is drawn in stages: 2C comes first and cannot leave before the
+# next draw (AC is still in the stock; the red 3s are up for good, with no return), so 3C
+# covers it, and 3C needs 2C up first. AC comes too late: lost. (The other clubs wait in a
+# column, under 4C.) Drawn the other way (3C first), 2C covers 3C, leaves once AC is up, and
+# 3C after it.
+CLUBS = dict(
+    tableau=[["4C"]],
+    hidden=[["KC", "QC", "JC", "10C", "9C", "8C", "7C", "6C", "5C"]],
+    foundations=(13, 13, 13, 0),
+)
+
+
+@pytest.mark.parametrize("draw", [1, 3])
+def test_a_stock_card_that_cannot_leave_before_the_next_draw_is_covered(draw: int) -> None:
+    rules = Rules(draw, "V", 1, False)
+    g = make_position(stock=["2C", "3C", "AC"], **CLUBS, rules=rules)  # type: ignore[arg-type]
+    s = _Solver(g)
+    assert len(s._stock(s.start)) == 3 and len(s._pile(s.start)) == 0
+    assert stuck(g)
+    assert not _stuck(s.start[0], s.start[4], False)  # the stock taken as reachable at will
+    v = solve(g, budget_s=5)
+    assert isinstance(v, Unwinnable) and v.nodes == 0
+    other_way = make_position(stock=["3C", "2C", "AC"], **CLUBS, rules=rules)  # type: ignore[arg-type]
+    assert not stuck(other_way)
+    v = solve(other_way, budget_s=5)
+    assert isinstance(v, Solved) and wins(other_way, v.actions)
+    # With foundation return 2C goes onto a red 3 taken back, and nothing is stuck; with a
+    # pass left in draw 1 the stock comes round again, one card at a time.
+    for more in (Rules(draw, "V", 1, True), Rules(1, "C", 2, False)):
+        h = make_position(stock=["2C", "3C", "AC"], **CLUBS, rules=more)  # type: ignore[arg-type]
+        assert not stuck(h)
+        assert isinstance(solve(h, budget_s=5), Solved)
+
+
+LINE_DEALS = {
+    "D1N": range(12),
+    "D3N": range(12),
+    "D3C": range(12),
+    "D1R": range(12),
+    # One pass: deals that a search without the check wins within the bound.
+    "D1V": (19, 22, 33, 78),
+    "D1C": (5, 18, 19, 33),
+}
+
+
+@pytest.mark.parametrize("mode", LINE_DEALS)
 def test_winning_lines_never_pass_a_stuck_position(mode: str) -> None:
-    """Lines found without the check: no position on them may be called lost."""
+    """Lines found without the check (within 20 000 positions, the same search on any
+    machine): no position on them may be called lost."""
     draw, preset = int(mode[1]), mode[2]
     checked = 0
-    for n in range(12):
+    for n in LINE_DEALS[mode]:
         g = GameState.new(Deal.from_number(n), Rules.from_preset(draw, preset))
-        v = _verdict(g, budget_s=0.5, max_nodes=None, stuck_check=False)
+        v = _verdict(g, budget_s=600, max_nodes=20000, stuck_check=False)
         if not isinstance(v, Solved):
             continue
         h = g.copy()
@@ -303,6 +352,18 @@ def test_endgames_against_brute_force(seed: int, rules: Rules, out: int) -> None
 LIMITED = [r for r in RULES if r.passes is not None] + [Rules.from_preset(3, "V")]
 
 
+def drawn_endgame(
+    seed: int, rules: Rules, out: int, draws: int, stock_max: int, ncols: int
+) -> GameState:
+    """An :func:`endgame` with up to ``draws`` cards (or groups) of its stock drawn."""
+    g = endgame(seed, rules, out, stock_max=stock_max, ncols=ncols)
+    for _ in range(draws):
+        if DRAW not in g.legal_moves():
+            break
+        g.apply(DRAW)
+    return g
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32),
@@ -316,11 +377,7 @@ def test_pass_limited_endgames_against_brute_force(
     """Pass limits with a longer stock, some of it already drawn: the last pass's pile (the
     waste, left only from the top) is where the dead-position check cuts, and the verdicts
     still match the brute-force search."""
-    g = endgame(seed, rules, out, stock_max=7, ncols=3)
-    for _ in range(draws):
-        if DRAW not in g.legal_moves():
-            break
-        g.apply(DRAW)
+    g = drawn_endgame(seed, rules, out, draws, stock_max=7, ncols=3)
     truth = brute_force(g)
     if truth is None:
         return
@@ -328,6 +385,24 @@ def test_pass_limited_endgames_against_brute_force(
     if not isinstance(v, Unknown):
         assert isinstance(v, Solved) is truth, (seed, rules, out, draws, v)
     assert (exhaust(_Solver(g, sound=True)) is not None) is truth, (seed, rules, out, draws)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32),
+    rules=st.sampled_from(LIMITED),
+    out=st.integers(8, 18),
+    ncols=st.integers(3, 4),
+    draws=st.integers(0, 6),
+)
+def test_a_last_pass_called_stuck_is_lost(
+    seed: int, rules: Rules, out: int, ncols: int, draws: int
+) -> None:
+    """Last-pass endgames with a long stock (the stages of its draws matter): a position the
+    check calls dead is lost by the brute-force search."""
+    g = drawn_endgame(seed, rules, out, draws, stock_max=12, ncols=ncols)
+    if stuck(g):
+        assert brute_force(g, 100000) is not True, (seed, rules, out, ncols, draws)
 
 
 # -- the relaxation ----------------------------------------------------------------------------
