@@ -45,8 +45,9 @@ class _Game:
         ``sound``: generate moves with the proven cuts only, so that running dry is a proof
         of a loss; otherwise also with the fast cuts (:func:`_return_useful` for foundation
         returns, and for the foundation cards that may end a talon chain; :func:`_up_useful`),
-        which find wins sooner but may cut every winning line. Default: sound for the relaxed
-        game (it only ever proves losses) and under a pass limit, fast otherwise."""
+        which find wins sooner but may cut every winning line. Default: fast only in draw 1
+        with unlimited passes, where the talon is a set (the relaxed game, which only ever
+        proves losses, is sound)."""
         rules = state.rules
         self.state = state
         self.relax = relax
@@ -58,11 +59,13 @@ class _Game:
         self.unlimited = mr is None
         # Draw 1 with unlimited passes: every talon card is reachable at any time.
         self.talon_is_set = self.unlimited and self.draw == 1
-        if sound is None and not (self.unlimited and (self.returns or self.talon_is_set)):
+        if sound is None and not self.talon_is_set:
             # The fast cuts are about foundation returns and a talon that is a set: without
             # either they cut nothing more than the sound ones. Under a pass limit they win
             # no deal sooner (deals 0-59, D1V and D3V at 2 s) but make a proof of a loss
-            # exhaust the space twice (see schedule._schedule).
+            # exhaust the space twice (see schedule._schedule); in draw 3 with unlimited
+            # passes they win deals sooner but decide fewer (docs/solver.md, "Two move
+            # generators").
             self.sound = True
         raw = state.raw()
         cols = tuple(

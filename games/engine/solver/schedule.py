@@ -138,6 +138,12 @@ first, which win their deals within a few thousand positions when they win them 
 short turns with tables of their own (sharing, they would find most of the positions they
 want already owned by the others)."""
 _PHASES_LIMITED: Final = (
+    (_DFS, 0.002),
+    (_BEST_ALONE, 0.004),
+    (_DFS_TALON_ALONE, 0.006),
+    (_DFS, 0.012),
+    (_BEST_ALONE, 0.018),
+    (_DFS_TALON_ALONE, 0.024),
     (_DFS, 0.1),
     (_BEST_ALONE, 0.12),
     (_DFS_TALON_ALONE, 0.14),
@@ -145,10 +151,12 @@ _PHASES_LIMITED: Final = (
     (_DFS, 1.0),
 )
 """Under a pass limit: the orders of :data:`_PHASES_RELAXED` without the relaxed game (see
-:func:`_solvers`), its two turns shared out among them. All the searches use the sound cuts
-there, so a proof is either search sharing the table running dry after the other (how the
-turns split between the two then does not matter) or a search with a table of its own
-running dry."""
+:func:`_solvers`), its two turns shared out among them, and the three short orders first in
+two rounds of short turns: in one pass each of them wins deals in a few hundred positions
+that the others take tens of thousands for (docs/solver.md, "Several searches, one budget").
+All the searches use the sound cuts there, so a proof is either search sharing the table
+running dry after the other (how the turns split between the two then does not matter) or a
+search with a table of its own running dry."""
 
 
 def _schedule(
