@@ -106,19 +106,19 @@ class _Game:
         # card still needed is always on top of a column or in the talon, so it finishes.
         return not talon or self.talon_is_set
 
+    def _last_pass(self, p: _Pos) -> bool:
+        """Is ``p`` in the last pass of a pass limit (no recycle left)?"""
+        return p[3] >= self.recycles and not self.talon_is_set
+
     def _pile(self, p: _Pos) -> bytes:
         """The waste in the last pass (bottom first; empty before it): a stack whose cards
         can leave only from the top (see :func:`_stuck`)."""
-        if p[3] < self.recycles or self.talon_is_set:
-            return b""
-        return p[1][: p[2]]
+        return p[1][: p[2]] if self._last_pass(p) else b""
 
     def _stock(self, p: _Pos) -> bytes:
         """The stock in the last pass (in draw order; empty before it): drawn onto the pile
         ``self.draw`` cards at a time (see :func:`_stuck`)."""
-        if p[3] < self.recycles or self.talon_is_set:
-            return b""
-        return p[1][p[2] :]
+        return p[1][p[2] :] if self._last_pass(p) else b""
 
     def _reach(self, talon: bytes, pos: int, passes: int) -> list[int]:
         """The talon index of every card that can become the waste top (with a recycle if

@@ -132,7 +132,7 @@ def _stuck(
     pass, in draw order, ``draw`` at a time: each draw puts them onto the pile, so they are
     judged in stages, one a draw. A stage derives what can happen before the next draw
     (the cards still in the stock neither serve nor reach their foundation); the cards it
-    drawn that cannot leave in it stay on the pile, under the next ones ("The stock of the
+    drew that cannot leave in it stay on the pile, under the next ones ("The stock of the
     last pass" there).
 
     Everything else is assumed possible (the talon is fully reachable, empty columns appear),
