@@ -3,18 +3,22 @@
 Run (under the shared lock, so that benchmarks never overlap):
      flock /tmp/klondike-bench.lock .venv/bin/python bench/hint_follow.py [--deals 50]
          [--modes D1N,D3N,D1V,D3V,D1C,D3C,D1R,D3R] [--budget 0.5] [--prove 2] [--cpu]
-         [--last 199] [--prove-nodes N] [--list]
+         [--background 10] [--last 199] [--prove-nodes N] [--list]
 
 For each mode, deals from 0 up (to ``--last``) are solved with ``--prove`` seconds until
 ``--deals`` of them are proven winnable (a ``Solved`` verdict is a proof at any budget).
 From the start of each, the player asks for a hint with the server's budget (``--budget``, as
 ``games.hints.HINT_BUDGET_S``), plays it and asks again, passing the last hint's line as the
 server does, until the game is won or the hints run out: once with no line to start from (a
-game dealt by its code), once with the proof as the first kept line (a game dealt "winnable
-only": the pool keeps each deal's proof for its hints). Then single hints with no kept line
+game dealt by its code); once the same, but where the hint's search ran out of time the player
+waits, as the page does while it says "still looking", for the server's background search of
+the position (``--background`` seconds) and asks again; once with the proof as the first kept
+line (a game dealt "winnable only": the pool keeps each deal's proof for its hints). Then
+single hints with no kept line
 from the positions a quarter, half and three quarters along each proof (winnable positions: a
 player who left the line). Printed per mode and row: games won, hints asked, the share that
-came from a winning line (``source == "solver"``), and the hints' latency (median, p95, max).
+came from a winning line (``source == "solver"``), the hints' latency (median, p95, max),
+and the waits for a background search (how many, median and longest).
 ``--cpu``: budgets and times in CPU seconds (a busy machine). ``--list``: only each mode's
 proven deal numbers; with ``--prove 600 --prove-nodes 5000`` (a bound in positions, the same
 search on any machine), the lists of tests/games/engine/test_solver_hints.py.
@@ -26,12 +30,14 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.engine import Deal, GameState, PlainAction, Rules
 from games.engine.solver import Solved, hint, solve
+from games.engine.solver.hints import NO_LINE_YET
 
 MODES = "D1N,D3N,D1V,D3V,D1C,D3C,D1R,D3R"
 
@@ -42,10 +48,20 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def follow(
-    g: GameState, budget: float, line: tuple[PlainAction, ...] = ()
+    g: GameState,
+    budget: float,
+    line: tuple[PlainAction, ...] = (),
+    background: float = 0.0,
+    waits: list[float] | None = None,
 ) -> tuple[bool, list[tuple[float, str]]]:
     """Play the hints from ``g``, the first given ``line`` as its kept line: (won,
-    [(latency, source) of each hint])."""
+    [(latency, source) of each hint]).
+
+    ``background`` > 0: a hint whose search ran out of time (the page's "still looking") is
+    waited for, as the page asks again: the server's background search of the position
+    (``background`` seconds, ``settings.HINT_BACKGROUND_BUDGET_S``) runs, and when it finds a
+    line the hint is asked again there and follows it. Both answers count as hints; each
+    wait's seconds go to ``waits``."""
     calls: list[tuple[float, str]] = []
     for _ in range(1000):
         if g.is_over:
@@ -53,6 +69,15 @@ def follow(
         t = time.perf_counter()
         h = hint(g, budget_s=budget, line=line)
         calls.append((time.perf_counter() - t, h.source))
+        if background and h.source != "solver" and NO_LINE_YET in h.reason:
+            t = time.perf_counter()
+            found = hint(g, budget_s=background)
+            if waits is not None:
+                waits.append(time.perf_counter() - t)
+            if found.line:
+                t = time.perf_counter()
+                h = hint(g, budget_s=budget, line=found.line)  # the kept line: no search
+                calls.append((time.perf_counter() - t, h.source))
         if h.action is None:
             break
         g.apply(h.action)
@@ -77,9 +102,17 @@ def proven_deals(
     return out
 
 
-def bench_mode(mode: str, deals: int, budget: float, prove: float, last: int) -> list[str]:
-    """The mode's three table rows: hints followed from the start with no kept line (a game
-    dealt by code), with the proof as the kept line (a game dealt "winnable only", as
+NO_LINE = "from the deal, no kept line"
+WAITING = "from the deal, no kept line, waiting for the background search"
+PROOF_KEPT = "from the deal, the proof kept"
+
+
+def bench_mode(
+    mode: str, deals: int, budget: float, prove: float, last: int, background: float
+) -> list[str]:
+    """The mode's four table rows: hints followed from the start with no kept line (a game
+    dealt by code), the same waiting for the background search where the page says "still
+    looking" (``follow``), with the proof as the kept line (a game dealt "winnable only", as
     ``games.services.game_start_winnable`` does), and single hints with no kept line at a
     quarter, half and three quarters of the proof (winnable positions, the hint of a player
     who left the line)."""
@@ -89,15 +122,18 @@ def bench_mode(mode: str, deals: int, budget: float, prove: float, last: int) ->
         return [f"| {mode} | none proven winnable in deals 0-{last} |"]
     sample = f"{len(proven)} (of deals 0-{proven[-1][0]})"
     rows = []
-    for how in ("from the deal, no kept line", "from the deal, the proof kept"):
+    for how in (NO_LINE, WAITING, PROOF_KEPT):
         won = 0
         calls: list[tuple[float, str]] = []
+        waits: list[float] = []
         for n, proof in proven:
-            kept = tuple(proof.actions) if "proof" in how else ()
-            ok, c = follow(GameState.new(Deal.from_number(n), rules), budget, kept)
+            kept = tuple(proof.actions) if how == PROOF_KEPT else ()
+            wait = background if how == WAITING else 0.0
+            deal = GameState.new(Deal.from_number(n), rules)
+            ok, c = follow(deal, budget, kept, wait, waits)
             won += ok
             calls.extend(c)
-        rows.append(_row(mode, how, sample, f"{won} of {len(proven)}", calls))
+        rows.append(_row(mode, how, sample, f"{won} of {len(proven)}", calls, waits))
     calls = []
     for n, proof in proven:
         for quarter in (1, 2, 3):
@@ -111,13 +147,21 @@ def bench_mode(mode: str, deals: int, budget: float, prove: float, last: int) ->
     return rows
 
 
-def _row(mode: str, how: str, sample: str, won: str, calls: list[tuple[float, str]]) -> str:
+def _row(
+    mode: str,
+    how: str,
+    sample: str,
+    won: str,
+    calls: list[tuple[float, str]],
+    waits: Sequence[float] = (),
+) -> str:
     lat = [t for t, _ in calls]
     from_line = sum(src == "solver" for _, src in calls)
+    waited = f"{len(waits)}: {statistics.median(waits):.1f} / {max(waits):.1f} s" if waits else "-"
     return (
         f"| {mode} | {how} | {sample} | {won} | {len(calls)} | "
         f"{100 * from_line / len(calls):.1f} % | "
-        f"{statistics.median(lat):.4f} / {pct(lat, 0.95):.3f} / {max(lat):.2f} s |"
+        f"{statistics.median(lat):.4f} / {pct(lat, 0.95):.3f} / {max(lat):.2f} s | {waited} |"
     )
 
 
@@ -127,6 +171,12 @@ def main() -> None:
     ap.add_argument("--modes", default=MODES)
     ap.add_argument("--budget", type=float, default=0.5, help="seconds per hint search")
     ap.add_argument("--prove", type=float, default=2.0, help="seconds to prove a deal winnable")
+    ap.add_argument(
+        "--background",
+        type=float,
+        default=10.0,
+        help="seconds of the background search waited for (settings.HINT_BACKGROUND_BUDGET_S)",
+    )
     ap.add_argument("--last", type=int, default=199, help="the last deal number tried")
     ap.add_argument(
         "--prove-nodes", type=int, default=None, help="positions to prove a deal winnable"
@@ -148,10 +198,11 @@ def main() -> None:
         return
     print(
         "| mode | hints | deals | won | hints asked | from a winning line | "
-        "latency median / p95 / max |\n|---|---|---|---|---|---|---|"
+        "latency median / p95 / max | waits: median / max |\n|---|---|---|---|---|---|---|---|"
     )
     for mode in args.modes.split(","):
-        for row in bench_mode(mode, args.deals, args.budget, args.prove, args.last):
+        rows = bench_mode(mode, args.deals, args.budget, args.prove, args.last, args.background)
+        for row in rows:
             print(row, flush=True)
 
 

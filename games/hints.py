@@ -21,6 +21,8 @@ outside the request, once per position: `hint_line_search`, for HINT_BACKGROUND_
 the `analysis` queue or embedded mode's background thread (`games.tasks`), which bound it: it
 holds neither a slot of the host's request-time searches nor the player's mark. It keeps the
 line it finds as the game's kept line, so that the next hint follows a proven winning line.
+While it runs, a hint of that position says `searching`, so that the page can ask again once
+it is done instead of leaving the player with the heuristic move.
 """
 
 from __future__ import annotations
@@ -61,6 +63,11 @@ NO_LINE_TTL_S = 3600
 # A player's hint search in progress; it outlives any search, in case its process dies.
 SEARCHING_KEY = "hint-searching:v1"
 SEARCHING_TTL_S = 10
+# A game's position whose background search is queued or running (the search keeps its line
+# for that game only). It outlives the search's budget by a queue's wait, in case the search
+# never runs or its process dies; the search clears it when it ends.
+BACKGROUND_KEY = "hint-background:v1"
+BACKGROUND_TTL_S = 2 * settings.HINT_BACKGROUND_BUDGET_S + 10
 
 # Sends the background search of a hint's position (game id, position digest) to run outside
 # the request: a task on the `analysis` queue, or embedded mode's background thread
@@ -77,7 +84,9 @@ class HintBusyError(ApplicationError):
 
 def game_hint(*, game: Game) -> dict[str, Any]:
     """The next action of a solution from the current position, or a heuristic move, or
-    `null` when nothing productive is left.
+    `null` when nothing productive is left; `searching`: a longer search of this position is
+    under way outside the request, so that a hint asked again once it is done may come from a
+    winning line.
 
     :raises AuthenticationFailed: the account was deactivated.
     :raises GameOverError: the game is over.
@@ -96,6 +105,7 @@ def game_hint(*, game: Game) -> dict[str, Any]:
     hint = solver.hint(state, budget_s=0, line=_hint_line_get(_hint_line_key(game.pk)))
     position = _position_digest(game, state)
     no_line_key = f"{NO_LINE_KEY}:{position}"
+    background_key = _background_key(game.pk, position)
     searched = False
     if hint.source != "solver" and cache_get(no_line_key) is None:
         with _one_search_per_player(game.user_id), _search_slots.take() as slot:
@@ -108,10 +118,15 @@ def game_hint(*, game: Game) -> dict[str, Any]:
     elif searched:
         cache_set(no_line_key, 1, NO_LINE_TTL_S)
         if NO_LINE_YET in hint.reason:  # out of time, not a proof of loss: search on, longer
-            _line_search_queue(game.pk, position)
+            # Marked first: the search may end (and clear the mark) before the queueing returns.
+            cache_set(background_key, 1, BACKGROUND_TTL_S)
+            if not _line_search_queue(game.pk, position):
+                _cache_delete(background_key)
+    searching = hint.source != "solver" and cache_get(background_key) is not None
     return {
         "move": engine.action_to_dict(hint.action) if hint.action is not None else None,
         "source": hint.source,
+        "searching": searching,
     }
 
 
@@ -138,14 +153,21 @@ def hint_line_search(*, game_id: int, position: str) -> str:
     player has since left it, or a later hint found one). A line clears the position's no-line
     mark either way.
     """
+    try:
+        return _line_search(game_id, position)
+    finally:
+        _cache_delete(_background_key(game_id, position))  # whatever came of it, it is over
+
+
+def _line_search(game_id: int, position: str) -> str:
+    """`hint_line_search` but for clearing the position's mark of a search under way."""
     state = _playable_state(game_id, position)
     if state is None:
         return "stale"
     hint = search_process.hint(state, budget_s=settings.HINT_BACKGROUND_BUDGET_S, lane="background")
     if not hint.line:
         return "no line" if NO_LINE_YET in hint.reason else "lost"
-    with contextlib.suppress(*CACHE_ERRORS):  # best effort: it expires on its own
-        cache.delete(f"{NO_LINE_KEY}:{position}")
+    _cache_delete(f"{NO_LINE_KEY}:{position}")
     # The player may have moved meanwhile. Keep the line only where the next hint continues it
     # (solver.hint): the same position, or the one its first action leads to; and never over a
     # line a later hint found.
@@ -158,13 +180,22 @@ def hint_line_search(*, game_id: int, position: str) -> str:
     return "kept"
 
 
-def _line_search_queue(game_id: int, position: str) -> None:
-    """Queue `hint_line_search` of the game's position. Best effort: a queue that cannot take
-    it (Redis away, the background thread gone) is logged, and the hint's answer stands."""
+def _line_search_queue(game_id: int, position: str) -> bool:
+    """Queue `hint_line_search` of the game's position; False when it could not be. Best
+    effort: a queue that cannot take it (Redis away, the background thread gone) is logged,
+    and the hint's answer stands."""
     try:
         hint_line_search_queue(game_id, position)
     except Exception:
         logger.exception("could not queue the background search of game %s's hint", game_id)
+        return False
+    return True
+
+
+def _cache_delete(key: str) -> None:
+    """Delete a cache entry, best effort: unreachable, it expires on its own."""
+    with contextlib.suppress(*CACHE_ERRORS):
+        cache.delete(key)
 
 
 def _playable_state(game_id: int, position: str | None) -> engine.GameState | None:
@@ -180,6 +211,10 @@ def _playable_state(game_id: int, position: str | None) -> engine.GameState | No
 
 def _hint_line_key(game_id: int) -> str:
     return f"{HINT_LINE_KEY}:{game_id}"
+
+
+def _background_key(game_id: int, position: str) -> str:
+    return f"{BACKGROUND_KEY}:{game_id}:{position}"
 
 
 @contextlib.contextmanager
@@ -205,8 +240,7 @@ def _one_search_per_player(user_id: int) -> Iterator[None]:
         yield
     finally:
         if mine:
-            with contextlib.suppress(*CACHE_ERRORS):  # it expires on its own
-                cache.delete(key)
+            _cache_delete(key)
 
 
 def _position_digest(game: Game, state: engine.GameState) -> str:

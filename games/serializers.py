@@ -211,3 +211,7 @@ class ActionInputSerializer(ActionBodySerializer):
 class HintSerializer(serializers.Serializer[dict[str, Any]]):
     move = ActionBodySerializer(allow_null=True)
     source = serializers.ChoiceField(choices=["solver", "heuristic", "none"])
+    searching = serializers.BooleanField(
+        help_text="a longer search of this position is under way: asked again once it is done "
+        "(a few seconds), the hint may come from a winning line"
+    )

@@ -128,6 +128,53 @@ def test_a_whole_game_to_the_win_screen(page: Any, settings: Any) -> None:
     assert page.inner_text('[data-win="moves"]') == str(game["moves"]) == str(predicted.moves)
 
 
+def test_a_hint_still_searched_is_asked_again_until_its_line_is_found(
+    page: Any, monkeypatch: Any
+) -> None:
+    """The hint's own search runs out of time (here at once): the page shows the heuristic
+    move as "still looking" and asks again, without a click, until the background search's
+    winning line serves the hint; after a move it stops asking about the old position."""
+    from games import hints, search_process
+    from games.engine import solver
+
+    def search(state: Any, *, budget_s: float, line: Any = (), lane: str = "request") -> Any:
+        return solver.hint(state, budget_s=0 if lane == "request" else 5.0, line=line)
+
+    queued: list[tuple[int, str]] = []
+    monkeypatch.setattr(search_process, "hint", search)
+    monkeypatch.setattr(hints, "hint_line_search_queue", lambda *args: queued.append(args))
+    asked: list[str] = []
+    page.on("request", lambda request: "/hint" in request.url and asked.append(request.url))
+    sign_up(page)
+    start_casual(page, CODE)
+    page.click("[data-hint]")
+    line = "[data-board-status]"
+    wait_until(page, f"document.querySelector('{line}').textContent.includes('still looking')")
+    for _ in range(100):  # asked again, with no click
+        if len(asked) >= 2:
+            break
+        page.wait_for_timeout(100)
+    assert len(asked) >= 2
+    [(game_id, position)] = queued  # once for the position
+    assert hints.hint_line_search(game_id=game_id, position=position) == "kept"  # as a worker
+    wait_until(
+        page,
+        f"(() => {{ const t = document.querySelector('{line}').textContent;"
+        " return t.startsWith('Hint:') && !t.includes('still looking'); })()",
+    )
+    assert page.request.get(f"/api/v1/games/{game_id}/hint").json()["source"] == "solver"
+
+    # A new position searched again, then a move: the old position is asked about no more.
+    hints.cache.delete(f"{hints.HINT_LINE_KEY}:{game_id}")  # the next hint searches
+    page.click("[data-hint]")
+    wait_until(page, f"document.querySelector('{line}').textContent.includes('still looking')")
+    page.click('[data-pile="stock"]')  # a draw
+    wait_until(page, f"!document.querySelector('{line}').textContent")
+    settled = len(asked)
+    page.wait_for_timeout(3000)  # longer than the page's wait between two asks
+    assert len(asked) == settled
+
+
 def test_keyboard_play_is_announced(page: Any) -> None:
     sign_up(page)
     start_casual(page, CODE)

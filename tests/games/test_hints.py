@@ -162,6 +162,7 @@ def test_a_hint_along_the_kept_line_takes_no_search(start, auth_client, searches
     assert response.json() == {
         "move": engine.action_to_dict(proof.actions[0]),
         "source": "solver",
+        "searching": False,
     }
     assert searches == [0.0]  # the line, replayed in this process
 
@@ -219,6 +220,8 @@ def test_a_search_out_of_time_goes_on_in_the_background_and_serves_the_next_hint
             held.set()
     assert first.status_code == again.status_code == 200
     assert first.json()["source"] == again.json()["source"] == "heuristic"
+    # The page asks again while the search is under way (it is held here).
+    assert first.json()["searching"] is again.json()["searching"] is True
     if settings.EMBEDDED:
         tasks._analysis_thread.submit(lambda: None).result(timeout=120)
     else:
@@ -228,7 +231,42 @@ def test_a_search_out_of_time_goes_on_in_the_background_and_serves_the_next_hint
     assert lanes == ["request", "background"]
     after = _hint(auth_client, game)
     assert after.status_code == 200 and after.json()["source"] == "solver"
+    assert after.json()["searching"] is False
     assert lanes == ["request", "background"]  # the kept line: no search
+
+
+@pytest.mark.parametrize("found", ["no line", "lost", "stale"])
+def test_a_background_search_that_ends_without_a_line_ends_the_searching(
+    start, auth_client, act, slots, monkeypatch, found
+):
+    """Whatever came of it, the position's hint no longer says `searching`, so the page stops
+    asking; the heuristic move stands."""
+    from django.core.cache import cache
+
+    queued: list[tuple[int, str]] = []
+    monkeypatch.setattr(hints, "hint_line_search_queue", lambda *args: queued.append(args))
+    reason = hints.NO_LINE_YET if found == "no line" else solver.hints.LOST
+
+    def search(state, *, budget_s, line=(), lane="request"):
+        if lane == "request":
+            return solver.hint(state, budget_s=0, line=line)  # out of time: "no line found yet"
+        heuristic = solver.hint(state, budget_s=0)
+        return solver.Hint(heuristic.action, "heuristic", f"x ({reason})")
+
+    monkeypatch.setattr(search_process, "hint", search)
+    game = start()
+    first = _hint(auth_client, game).json()
+    assert first["source"] == "heuristic" and first["searching"] is True
+    assert _hint(auth_client, game).json()["searching"] is True  # still queued
+    other = start()  # the same deal at the same position, another game: the line is not its
+    assert _hint(auth_client, other).json()["searching"] is False
+    if found == "stale":  # the player moved on before the search ran
+        assert act(game, action="draw").status_code == 200
+    [(game_id, position)] = queued
+    assert hints.hint_line_search(game_id=game_id, position=position) == found
+    assert cache.get(hints._background_key(game_id, position)) is None
+    if found != "stale":
+        assert _hint(auth_client, game).json() == {**first, "searching": False}
 
 
 @pytest.fixture
@@ -245,6 +283,7 @@ def test_a_position_proven_lost_is_not_searched_in_the_background(
     game = start({"code": "KL1-D1N-HZTKEDO"})  # the real search proves it lost at once
     response = _hint(auth_client, game)
     assert response.status_code == 200 and response.json()["source"] == "heuristic"
+    assert response.json()["searching"] is False
     assert queued == []
 
 
@@ -335,8 +374,9 @@ def test_the_background_search_runs_on_the_analysis_queue(settings):
     assert tasks.search_hint_line.name == "games.tasks.search_hint_line"
 
 
+@pytest.mark.django_db(transaction=True)  # as in a request: no transaction to wait for
 def test_a_background_search_that_cannot_be_queued_leaves_the_hint_alone(
-    start, auth_client, slots, settings, monkeypatch, django_capture_on_commit_callbacks
+    start, auth_client, slots, settings, monkeypatch
 ):
     """Embedded: the queue's hook fails. Scaled: Redis cannot take the task."""
     from kombu.exceptions import OperationalError
@@ -352,6 +392,9 @@ def test_a_background_search_that_cannot_be_queued_leaves_the_hint_alone(
     else:
         monkeypatch.setattr(tasks.search_hint_line, "delay", no_queue)
     game = start()
-    with django_capture_on_commit_callbacks(execute=True):
-        response = _hint(auth_client, game)
+    response = _hint(auth_client, game)
     assert response.status_code == 200 and response.json()["source"] == "heuristic"
+    # Embedded, the hook's failure is known at once: nothing to wait for. Scaled, the broker's
+    # comes after the commit (logged by `config.celery.AfterCommitTask`): the position's mark
+    # stands until it expires (BACKGROUND_TTL_S), about when the page stops asking anyway.
+    assert response.json()["searching"] is not settings.EMBEDDED

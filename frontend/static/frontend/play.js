@@ -315,25 +315,48 @@ newGameDialog.querySelector("form").addEventListener("submit", async (event) => 
 
 // ------------------------------------------------------------------ toolbar and keys
 
-async function hint() {
+// A hint whose position the server goes on searching outside the request (`searching`) is
+// asked for again every HINT_AGAIN_MS while the game stays where it was, so that the move of a
+// winning line replaces the heuristic one as soon as the search finds it. The server's search
+// takes up to 10 s after its wait in the queue; the asking stops after HINT_AGAIN_MAX tries.
+const HINT_AGAIN_MS = 2000;
+const HINT_AGAIN_MAX = 15;
+let hintAgain = null;
+
+/** Asks for a hint and shows it; resolves to its move. Exposed for automation as
+ *  `klondike.hint()`. `again`: how many times this position's hint was asked for already. */
+async function hint(again = 0) {
+  clearTimeout(hintAgain);
   if (!isPlaying()) return null;
+  const asked = { id: game.id, seq: game.seq };
+  const still = () => isPlaying() && game.id === asked.id && game.seq === asked.seq;
   try {
-    const answer = await api("GET", `/api/v1/games/${game.id}/hint`);
-    const move = answer.move;
-    board.highlight(move);
-    if (!move) boardStatus(_("No productive move left."));
-    else if (move.action === "move") {
-      const from = board.pileArray(move.from);
-      const count = move.count || 1;
-      const to = move.to === "f" ? _("to its foundation") : pileTarget(move.to);
-      // Translators: %(to)s is a place with its preposition: "to column 3".
-      boardStatus(say(count > 1 ? _("Hint: %(card)s and the cards on it %(to)s") : _("Hint: %(card)s %(to)s"), { card: cardName(from[from.length - count]), to }));
-    } else boardStatus(move.action === "draw" ? _("Hint: draw from the stock") : _("Hint: turn the waste over"));
-    return move;
+    const answer = await api("GET", `/api/v1/games/${asked.id}/hint`);
+    if (!still()) return answer.move; // a move or another game meanwhile: not this one's
+    showHint(answer.move, answer.searching);
+    if (answer.searching && again < HINT_AGAIN_MAX) {
+      hintAgain = setTimeout(() => still() && hint(again + 1), HINT_AGAIN_MS);
+    }
+    return answer.move;
   } catch (error) {
-    toast(errorText(error));
+    if (!again) toast(errorText(error)); // asking again is the page's own idea: no toast
     return null;
   }
+}
+
+function showHint(move, searching) {
+  board.highlight(move);
+  let text;
+  if (!move) text = _("No productive move left.");
+  else if (move.action === "move") {
+    const from = board.pileArray(move.from);
+    const count = move.count || 1;
+    const to = move.to === "f" ? _("to its foundation") : pileTarget(move.to);
+    // Translators: %(to)s is a place with its preposition: "to column 3".
+    text = say(count > 1 ? _("Hint: %(card)s and the cards on it %(to)s") : _("Hint: %(card)s %(to)s"), { card: cardName(from[from.length - count]), to });
+  } else text = move.action === "draw" ? _("Hint: draw from the stock") : _("Hint: turn the waste over");
+  // Translators: %(hint)s is a hint such as "Hint: draw from the stock".
+  boardStatus(searching ? say(_("%(hint)s (no winning line found yet; still looking)"), { hint: text }) : text);
 }
 
 function undo() {
@@ -342,7 +365,7 @@ function undo() {
 
 $("[data-new]").addEventListener("click", openNewGame);
 $("[data-undo]").addEventListener("click", undo);
-$("[data-hint]").addEventListener("click", hint);
+$("[data-hint]").addEventListener("click", () => hint());
 $("[data-resign]").addEventListener("click", async () => {
   const ranked = game.kind === "daily";
   const ok = await confirmDialog(_("Resign this game?"), ranked
