@@ -3,11 +3,13 @@ something in it goes on without it.
 
 django-redis's IGNORE_EXCEPTIONS stays off: it would answer a dead Redis's every read with a
 miss, and its writes with nothing, also to callers that need to know (the throttles, the health
-check, logout). They catch CACHE_ERRORS themselves; the others use `cache_get` / `cache_set`.
+check, logout). They catch CACHE_ERRORS themselves; the others use `cache_get`, `cache_set` and
+`cache_delete`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from typing import Any
@@ -72,3 +74,10 @@ def cache_set(key: str, value: Any, timeout: float) -> None:
         cache.set(key, value, timeout)
     except CACHE_ERRORS:
         cache_failed("write")
+
+
+def cache_delete(key: str) -> None:
+    """Delete `key` if the cache answers, even while this process leaves it alone otherwise
+    (an entry left behind outlives its use); else nothing: it expires on its own."""
+    with contextlib.suppress(*CACHE_ERRORS):
+        cache.delete(key)

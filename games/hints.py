@@ -39,7 +39,14 @@ from django.utils.translation import gettext
 
 from accounts.authentication import user_check_active
 from config.api import ApplicationError, ForbiddenError
-from config.cache import CACHE_ERRORS, cache_failed, cache_get, cache_paused, cache_set
+from config.cache import (
+    CACHE_ERRORS,
+    cache_delete,
+    cache_failed,
+    cache_get,
+    cache_paused,
+    cache_set,
+)
 from config.env import VAR_DIR
 from config.hooks import Hook
 from config.slots import HostSlots
@@ -121,7 +128,7 @@ def game_hint(*, game: Game) -> dict[str, Any]:
             # Marked first: the search may end (and clear the mark) before the queueing returns.
             cache_set(background_key, 1, BACKGROUND_TTL_S)
             if not _line_search_queue(game.pk, position):
-                _cache_delete(background_key)
+                cache_delete(background_key)
     searching = hint.source != "solver" and cache_get(background_key) is not None
     return {
         "move": engine.action_to_dict(hint.action) if hint.action is not None else None,
@@ -156,7 +163,7 @@ def hint_line_search(*, game_id: int, position: str) -> str:
     try:
         return _line_search(game_id, position)
     finally:
-        _cache_delete(_background_key(game_id, position))  # whatever came of it, it is over
+        cache_delete(_background_key(game_id, position))  # whatever came of it, it is over
 
 
 def _line_search(game_id: int, position: str) -> str:
@@ -167,7 +174,7 @@ def _line_search(game_id: int, position: str) -> str:
     hint = search_process.hint(state, budget_s=settings.HINT_BACKGROUND_BUDGET_S, lane="background")
     if not hint.line:
         return "no line" if NO_LINE_YET in hint.reason else "lost"
-    _cache_delete(f"{NO_LINE_KEY}:{position}")
+    cache_delete(f"{NO_LINE_KEY}:{position}")
     # The player may have moved meanwhile. Keep the line only where the next hint continues it
     # (solver.hint): the same position, or the one its first action leads to; and never over a
     # line a later hint found.
@@ -190,12 +197,6 @@ def _line_search_queue(game_id: int, position: str) -> bool:
         logger.exception("could not queue the background search of game %s's hint", game_id)
         return False
     return True
-
-
-def _cache_delete(key: str) -> None:
-    """Delete a cache entry, best effort: unreachable, it expires on its own."""
-    with contextlib.suppress(*CACHE_ERRORS):
-        cache.delete(key)
 
 
 def _playable_state(game_id: int, position: str | None) -> engine.GameState | None:
@@ -240,7 +241,7 @@ def _one_search_per_player(user_id: int) -> Iterator[None]:
         yield
     finally:
         if mine:
-            _cache_delete(key)
+            cache_delete(key)
 
 
 def _position_digest(game: Game, state: engine.GameState) -> str:
