@@ -29,6 +29,7 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -104,6 +105,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--from", dest="lo", type=int, default=0)
     ap.add_argument("--to", dest="hi", type=int, default=999)
+    ap.add_argument("--deals", help="these deal numbers (comma-separated) instead of --from..--to")
     ap.add_argument("--modes", default="D1N,D3N")
     ap.add_argument("--budgets", default="1,10")
     ap.add_argument("--jobs", type=int, default=None, help="deals at a time (default: cores)")
@@ -204,13 +206,18 @@ def batches(args: argparse.Namespace, modes: list[str]) -> None:
     """One table row per mode and budget, then the notes (intervals, unknown deals)."""
     print(SUMMARY_HEADER)
     notes = []
+    if args.deals:
+        numbers: Sequence[int] = [int(x) for x in args.deals.split(",")]
+        span = f"{len(numbers)} deals"
+    else:
+        numbers, span = range(args.lo, args.hi + 1), f"{args.lo}-{args.hi}"
     for mode in modes:
         draw, preset = int(mode[1]), mode[2]
         for b in (float(x) for x in args.budgets.split(",")):
             t0 = time.perf_counter()
             cpu0 = cpu_seconds()
             rows = batch(
-                range(args.lo, args.hi + 1),
+                numbers,
                 draw=draw,
                 preset=preset,
                 budget_s=b,
@@ -219,7 +226,7 @@ def batches(args: argparse.Namespace, modes: list[str]) -> None:
             )
             cpu = cpu_seconds() - cpu0
             s = summarize(rows)
-            print(format_summary(f"{mode} {args.lo}-{args.hi} @{b:g}s", s), flush=True)
+            print(format_summary(f"{mode} {span} @{b:g}s", s), flush=True)
             n = len(rows)
             k = sum(r.verdict == "solved" for r in rows)
             u = sum(r.verdict == "unknown" for r in rows)

@@ -15,6 +15,9 @@ _PARENTS: Final = tuple(
     for c in range(52)
 )
 """The two cards a card may be put on in a column (none for a king)."""
+_PARENT_A: Final = vec[i64]([p[0] if p else -1 for p in _PARENTS])
+_PARENT_B: Final = vec[i64]([p[1] if p else -1 for p in _PARENTS])
+"""A card's two parents (:data:`_PARENTS`) as native ints, -1 for a king's."""
 _OPP: Final = ((1, 2), (0, 3), (0, 3), (1, 2))
 """The suits of the other colour."""
 _MATE: Final = (3, 2, 1, 0)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from librt.vecs import append, vec
+from librt.vecs import vec
 from mypy_extensions import i64, u8
 
 from .positions import (
@@ -17,6 +17,8 @@ from .positions import (
     _MATE,
     _NONE52,
     _OPP,
+    _PARENT_A,
+    _PARENT_B,
     _PARENTS,
     _TALON,
     _ZERO52,
@@ -29,6 +31,9 @@ _SUIT: Final = vec[i64]([c // 13 for c in range(52)])
 _RANK: Final = vec[i64]([c % 13 for c in range(52)])
 """A card's suit and rank (0-based), looked up where a division costs."""
 _ANY: Final = 52
+_ZERO4: Final = vec[i64]([0] * 4)
+_ZERO64: Final = vec[i64]([0] * 64)
+"""Copied (``[:]``) for :func:`_stuck`'s tables by suit and its lists of cards."""
 _NO_FAILURE: Final = vec[u8]([0] * 53)
 """Copied for :func:`_serve`'s ``failed``: a flag by card, and one more at ``_ANY``."""
 
@@ -146,7 +151,11 @@ def _stuck(
     sup = _NONE52[:]  # the card a column card lies on (-1: the column's bottom card)
     incol = _ZERO52[:]  # 1: a column card, 2: a card of the pile, 3: of the stock
     flag = _ZERO52[:]  # 1: a face-up card with a support, 2: a face-down one or the pile's
-    pending = vec[i64]()
+    # The cards to judge (``pending[:n]``, face-down ones as -1 - card) and those a pass
+    # leaves (``left[:nl]``): every card is in one at most, so 64 places do.
+    pending = _ZERO64[:]
+    left = _ZERO64[:]
+    n: i64 = 0
     for xb in stock:
         incol[xb] = 3
     y: i64 = -1
@@ -160,76 +169,88 @@ def _stuck(
             above[y] = x
         y = x
     for j in range(len(pile) - 1, -1, -1):  # top first, as for the columns
-        pending = append(pending, -1 - i64(pile[j]))
+        pending[n] = -1 - i64(pile[j])
+        n += 1
     for col in cols:
-        n: i64 = len(col)
-        if n <= 1:
+        size: i64 = len(col)
+        if size <= 1:
             continue
         down: i64 = col[0] - _DOWN0
-        x = col[n - 1]
+        x = col[size - 1]
         incol[x] = 1
         # top first, face-down ones flagged by a negative entry (-1 - card)
-        for i in range(n - 2, 0, -1):
+        for i in range(size - 2, 0, -1):
             y = col[i]
             incol[y] = 1
             sup[x] = y
             above[y] = x
             if i >= down:
-                pending = append(pending, x)
+                pending[n] = x
                 flag[x] = 1
             else:
-                pending = append(pending, -1 - x)
+                pending[n] = -1 - x
                 flag[x] = 2
+            n += 1
             x = y
-    if not len(pending) and not stock:
+    if not n and not stock:
         return False
     e: i64
+    nl: i64 = 0
     if hint:
-        rest = pending
-        pending = vec[i64]()
         for h in hint:
             x = h
             f = flag[x]
             if f:
-                pending = append(pending, x if f == 1 else -1 - x)
+                left[nl] = x if f == 1 else -1 - x
+                nl += 1
                 flag[x] = 0
-        for e in rest:
+        for i in range(n):
+            e = pending[i]
             if flag[e if e >= 0 else -1 - e]:
-                pending = append(pending, e)
+                left[nl] = e
+                nl += 1
+        pending, left, n = left, pending, nl
+    fnd = _ZERO4[:]
+    for s in range(4):
+        fnd[s] = found[s]
     free = _ZERO52[:]
     served = _ZERO52[:]  # 1: can become a column top (once true, true for good)
     # fmax[s]: a card of suit s up to this rank has every lower card of its suit able to
     # reach the foundation (on it, in the talon, or uncovered in a column); the card of that
     # rank (if below 13) is the one that stops it. Kept up to date as cards are derived, so
     # that a pass sees what the cards before it derived.
-    fmax = vec[i64]()
+    fmax = _ZERO4[:]
     for s in range(4):
-        fmax = append(fmax, _blocker(s * 13 + found[s], s * 13 + 13, incol, above, free) - s * 13)
+        fmax[s] = _blocker(s * 13 + fnd[s], s * 13 + 13, incol, above, free) - s * 13
     q: i64
     a: i64
-    piled = vec[i64]()  # the pile, bottom first, to ``ntop`` (cards able to leave may linger)
+    # the pile, bottom first, to ``ntop`` (cards able to leave may linger above it)
+    piled = _ZERO64[:]
+    ntop: i64 = 0
     for xb in pile:
-        piled = append(piled, xb)
-    ntop: i64 = len(piled)
+        piled[ntop] = xb
+        ntop += 1
     drawn: i64 = 0  # the stock's cards on the pile so far
     while True:
         failed = _NO_FAILURE[:]  # talon / foundation cards found unable to serve this pass
-        left = vec[i64]()
+        nl = 0
         # Another pass can only help when a card was freed after some card (or some talon or
         # foundation card's serving) failed.
         again = False
-        for e in pending:
+        for i in range(n):
+            e = pending[i]
             q = e if e >= 0 else -1 - e
             a = above[q]
             acc = a < 0 or free[a] != 0
             if (e < 0 and not acc) or not _leaves(
-                q, acc, above, sup, incol, free, fmax, found, returns, served, failed
+                q, acc, above, sup, incol, free, fmax, fnd, returns, served, failed
             ):
-                left = append(left, e)  # (when face down: still covered)
+                left[nl] = e  # (when face down: still covered)
+                nl += 1
                 continue
             # q leaves: to its foundation (a king: into an empty column), or onto a parent
             free[q] = 1
-            if not again and (len(left) or failed[_ANY]):
+            if not again and (nl or failed[_ANY]):
                 again = True  # something judged before may judge otherwise now
             if order is not None:
                 order.append(q)
@@ -239,17 +260,17 @@ def _stuck(
                 if fmax[s] == _RANK[y]:
                     # y stopped its suit's reach: it goes further now.
                     fmax[s] = _blocker(y + 1, s * 13 + 13, incol, above, free) - s * 13
-        if len(left) and again:
-            pending = left
+        if nl and again:
+            pending, left, n = left, pending, nl
             continue
         if drawn >= len(stock):
-            return len(left) > 0
+            return nl > 0
         # The stage is settled: the next draw puts its cards onto the pile, over the top
         # card that could not leave (the ones that could are taken to have left). Unless the
         # new top can leave, nothing else can either (the cards it covers could not, and it
         # serves no card and lets no suit go up without leaving), so the stage needs no
         # passes: draw again.
-        drew = vec[i64]()
+        first = drawn  # the first card drawn in this stage
         while True:
             while ntop and free[piled[ntop - 1]]:
                 ntop -= 1
@@ -262,28 +283,27 @@ def _stuck(
                     sup[x] = y
                     above[y] = x
                     served[y] = 0
-                if ntop < len(piled):
-                    piled[ntop] = x
-                else:
-                    piled = append(piled, x)
+                piled[ntop] = x
                 ntop += 1
-                drew = append(drew, -1 - x)
                 y = x
             for j in range(drawn, last):
                 s = _SUIT[stock[j]]
-                fmax[s] = _blocker(s * 13 + found[s], s * 13 + 13, incol, above, free) - s * 13
+                fmax[s] = _blocker(s * 13 + fnd[s], s * 13 + 13, incol, above, free) - s * 13
             drawn = last
             failed = _NO_FAILURE[:]
-            if _leaves(y, True, above, sup, incol, free, fmax, found, returns, served, failed):
+            if _leaves(y, True, above, sup, incol, free, fmax, fnd, returns, served, failed):
                 break
             if drawn >= len(stock):
                 return True
-        # The cards drawn first, the top first: what they free, the next ones see.
-        pending = vec[i64]()
-        for j in range(len(drew) - 1, -1, -1):
-            pending = append(pending, drew[j])
-        for e in left:
-            pending = append(pending, e)
+        # The cards drawn in this stage first, the top first (what they free, the next ones
+        # see), then those the last pass left.
+        n = 0
+        for j in range(drawn - 1, first - 1, -1):
+            pending[n] = -1 - i64(stock[j])
+            n += 1
+        for i in range(nl):
+            pending[n] = left[i]
+            n += 1
 
 
 def _leaves(
@@ -294,7 +314,7 @@ def _leaves(
     incol: vec[u8],
     free: vec[u8],
     fmax: vec[i64],
-    found: Sequence[int],
+    fnd: vec[i64],
     returns: bool,
     served: vec[u8],
     failed: vec[u8],
@@ -302,14 +322,13 @@ def _leaves(
     """Can ``q`` (uncovered, or ``acc`` false: not yet) leave its support by a move of its
     own, as far as :func:`_stuck` has derived: to its foundation (uncovered, its suit's
     reach up to it), a king into an empty column, or onto a parent other than its support
-    that serves (:func:`_serve`)."""
+    that serves (:func:`_serve`). (``fnd``: the foundations.)"""
     r = _RANK[q]
     if r == 12 or (acc and r <= fmax[_SUIT[q]]):
         return True
     sq = sup[q]
-    par: i64
-    for pb in _PARENTS[q]:
-        par = pb
+    for k in range(2):
+        par = _PARENT_A[q] if k == 0 else _PARENT_B[q]
         if par == sq:
             continue
         if incol[par] == 1:
@@ -317,7 +336,7 @@ def _leaves(
             if a < 0 or free[a]:
                 return True
         elif served[par] or (
-            not failed[par] and _serve(par, above, incol, free, found, returns, served, failed)
+            not failed[par] and _serve(par, above, incol, free, fnd, returns, served, failed)
         ):
             return True
     return False
@@ -342,14 +361,14 @@ def _serve(
     above: vec[i64],
     incol: vec[u8],
     free: vec[u8],
-    found: Sequence[int],
+    fnd: vec[i64],
     returns: bool,
     served: vec[u8],
     failed: vec[u8],
 ) -> bool:
     """Can ``p`` become a column top (so that a card can go on it)?  ``served`` remembers the
     cards found able to (for good: ``free`` only grows), ``failed`` those found unable in this
-    pass (and ``failed[_ANY]`` whether any was)."""
+    pass (and ``failed[_ANY]`` whether any was); ``fnd``: the foundations."""
     if incol[p] == 1:
         a = above[p]
         return a < 0 or free[a] != 0
@@ -359,18 +378,16 @@ def _serve(
         return False  # (a card still in the last pass's stock: not before it is drawn)
     # In the talon or on a foundation: it must go onto a column first (from the pile, once
     # uncovered).
-    if (not returns and found[_SUIT[p]] > _RANK[p]) or (
+    if (not returns and fnd[_SUIT[p]] > _RANK[p]) or (
         incol[p] and above[p] >= 0 and not free[above[p]]
     ):
         ok = False
     elif _RANK[p] == 12:
         ok = True
     else:
-        ok = False
-        for q in _PARENTS[p]:
-            if _serve(q, above, incol, free, found, returns, served, failed):
-                ok = True
-                break
+        ok = _serve(_PARENT_A[p], above, incol, free, fnd, returns, served, failed) or _serve(
+            _PARENT_B[p], above, incol, free, fnd, returns, served, failed
+        )
     if ok:
         served[p] = 1
     else:

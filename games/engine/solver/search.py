@@ -4,7 +4,6 @@ positions, so that :mod:`.schedule` can take turns between them."""
 
 from __future__ import annotations
 
-import functools
 import heapq
 from collections.abc import Generator
 from typing import Any, Final
@@ -36,6 +35,8 @@ class _Solver(_Game):
         self.shared = _SHARED
         self._shared: tuple[set[bytes], dict[bytes, int] | None] | None = None
         self.nodes = 0
+        # _dominating by (passes used, talon size, waste size), 0 until asked for
+        self._reaching: list[int] = [] if self.unlimited else [0] * ((self.recycles + 1) * 625)
 
     # -- tables -----------------------------------------------------------------------------
 
@@ -63,6 +64,32 @@ class _Solver(_Game):
             parts.append(_MARKS[pos])
             parts.append(_BYTES[passes])
         return b"".join(parts)
+
+    def _base(self, p: _Pos) -> bytes:
+        """The key of ``p`` without its waste-size and passes bytes: the key of its entry in
+        :meth:`_by_pos`'s table (with a waste size in the talon, so never in draw 1 with
+        unlimited passes)."""
+        parts = sorted(p[0])
+        parts.append(b"\xff")
+        parts.append(p[1])
+        parts.append(b"\xfe")
+        return b"".join(parts)
+
+    def _dominated(self, by_pos: dict[bytes, int], base: bytes, p: _Pos) -> int:
+        """-1 when ``p`` (``base``: its :meth:`_base`) is dominated by a position seen
+        (:func:`_waste_seen` with unlimited passes, :func:`_pass_dominated` under a limit);
+        else, recording it, the dead-position check's answers kept for its other waste sizes
+        (unlimited passes only; 0 under a limit, where the check reads the pile)."""
+        _, talon, pos, passes, _ = p
+        n = len(talon)
+        if self.unlimited:
+            return _waste_seen(by_pos, base, 0 if pos % 3 == 0 or pos == n else pos)
+        # (a table by passes, talon size and waste size: a call costs less than a cache's)
+        i = (passes * 25 + n) * 25 + pos
+        bits = self._reaching[i]
+        if not bits:
+            bits = self._reaching[i] = _dominating(pos, passes, n, self.draw)
+        return -1 if _pass_dominated(by_pos, base, passes * 64 + pos, bits) else 0
 
     def _tables(self, p0: _Pos, own: bool = False) -> tuple[set[bytes], dict[bytes, int] | None]:
         """The transposition tables of a search: shared by the searches of one solver when
@@ -136,14 +163,16 @@ class _Solver(_Game):
             idx[-1] = i + 1
             step: list[_Macro] = [ms[i]]
             child = self._apply(p, ms[i], step)
-            k = self._key(child)
             prev = 0  # what the dead-position check said of this position's other waste sizes
+            base = b""
             if by_pos is None:
+                k = self._key(child)
                 if k in seen:
                     continue
                 seen.add(k)
             else:
-                prev = _dominated(by_pos, k, len(child[1]), draw, unlimited)
+                base = self._base(child)
+                prev = self._dominated(by_pos, base, child)
                 if prev < 0:
                     continue  # seen, or seen where it can reach more
             nodes += 1
@@ -179,7 +208,7 @@ class _Solver(_Game):
                             draw,
                         )
                         if by_pos is not None and unlimited:
-                            by_pos[k[:-1]] |= _DEAD if dead else _ALIVE
+                            by_pos[base] |= _DEAD if dead else _ALIVE
                         if dead:
                             continue
                         order = new_order
@@ -207,7 +236,6 @@ class _Solver(_Game):
         ):
             return None
         seen, by_pos = self._tables(p0, own_table)
-        unlimited = self.unlimited
         draw = self.draw
         _Link = tuple[Any, list[_Macro]] | None
         # (priority, tie-break, position, line, check: _KNOWN / _CHECK / _UNCHECKED, the
@@ -234,12 +262,12 @@ class _Solver(_Game):
             for m in self._moves(p):
                 step: list[_Macro] = [m]
                 child = self._apply(p, m, step)
-                k = self._key(child)
                 if by_pos is None:
+                    k = self._key(child)
                     if k in seen:
                         continue
                     seen.add(k)
-                elif _dominated(by_pos, k, len(child[1]), draw, unlimited) < 0:
+                elif self._dominated(by_pos, self._base(child), child) < 0:
                     continue  # seen, or seen where it can reach more
                 nodes += 1
                 node: _Link = (link, step)
@@ -290,8 +318,9 @@ it, ``q`` itself, ``q - 3``, ``q - 6``... ("0", the talon as after a recycle, is
 any)."""
 
 
-def _waste_seen(by_pos: dict[bytes, int], k: bytes) -> int:
-    """Draw 3, unlimited passes: -1 when the position of key ``k`` is dominated by one seen,
+def _waste_seen(by_pos: dict[bytes, int], base: bytes, q: int) -> int:
+    """Draw 3, unlimited passes: -1 when the position of ``base`` (:meth:`_Solver._base`) and
+    waste size ``q`` (as in the key) is dominated by one seen,
     else (recording it) the bits its position had before: its waste sizes seen, and
     ``_ALIVE`` / ``_DEAD`` once the dead-position check has judged it.
 
@@ -300,8 +329,6 @@ def _waste_seen(by_pos: dict[bytes, int], k: bytes) -> int:
     played, the same position after it). So once a position is seen with waste
     size ``p``, the same position with a size reached from ``p`` adds nothing: every seen
     position is expanded (or dead, which does not depend on the talon)."""
-    base = k[:-1]
-    q = k[-1]
     seen = by_pos.get(base, 0)
     if q == 0:
         if seen:
@@ -312,40 +339,29 @@ def _waste_seen(by_pos: dict[bytes, int], k: bytes) -> int:
     return seen
 
 
-def _dominated(by_pos: dict[bytes, int], k: bytes, n: int, draw: int, unlimited: bool) -> int:
-    """-1 when the position of key ``k`` (``n`` talon cards) is dominated by one seen
-    (:func:`_waste_seen` with unlimited passes, :func:`_pass_dominated` under a limit); else,
-    recording it, the dead-position check's answers kept for its other waste sizes (unlimited
-    passes only; 0 under a limit, where the check reads the pile)."""
-    if unlimited:
-        return _waste_seen(by_pos, k)
-    return -1 if _pass_dominated(by_pos, k, n, draw) else 0
-
-
 def _bit(k: bytes, cut: int) -> int:
     """The bit of key ``k``'s tail in :meth:`_Solver._by_pos`: its waste size (``cut`` 1), or
     its waste size and passes used (``cut`` 2, under a pass limit)."""
     return k[-1] if cut == 1 else k[-1] * 64 + k[-2]
 
 
-def _pass_dominated(by_pos: dict[bytes, int], k: bytes, n: int, draw: int) -> bool:
-    """Under a pass limit: is the position of key ``k`` (``n`` talon cards) dominated by one
+def _pass_dominated(by_pos: dict[bytes, int], base: bytes, bit: int, dominating: int) -> bool:
+    """Under a pass limit: is the position of ``base`` (:meth:`_Solver._base`) with the
+    waste size and passes used of ``bit`` (waste size + 64 * passes used) dominated by one
     seen, the same columns and talon with a waste size and passes used from which it can be
-    reached (:func:`_dominating`)? Else it is recorded.
+    reached (``dominating``: their bits, :func:`_dominating`)? Else it is recorded.
 
     The position seen is expanded (or dead, and then so is this one: its pile, if any, is a
     part of this one's, and fewer passes used leave none), and it reaches this one, so
     everything this one reaches: nothing is lost (docs/solver.md, "Waste size dominance
     under a pass limit")."""
-    base = k[:-2]
     got = by_pos.get(base, 0)
-    if got & _dominating(k[-2], k[-1], n, draw):
+    if got & dominating:
         return True
-    by_pos[base] = got | 1 << _bit(k, 2)
+    by_pos[base] = got | 1 << bit
     return False
 
 
-@functools.lru_cache(maxsize=4096)
 def _dominating(p: int, passes: int, n: int, draw: int) -> int:
     """The bits (waste size ``q`` + 64 * passes used) of the positions that reach waste size
     ``p`` after ``passes`` passes with the same talon of ``n`` cards and nothing played (or

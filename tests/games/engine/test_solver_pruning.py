@@ -25,7 +25,7 @@ from games.engine.solver import search as solver_search
 from games.engine.solver.positions import _RETURN
 from games.engine.solver.pruning import _stuck
 from games.engine.solver.schedule import _verdict
-from games.engine.solver.search import _dominated, _dominating, _pass_dominated, _Solver
+from games.engine.solver.search import _dominating, _pass_dominated, _Solver
 from games.engine.solver.verdicts import _expand
 
 from .conftest import make_position
@@ -527,15 +527,20 @@ def test_the_waste_sizes_and_passes_that_reach_a_position() -> None:
 def test_a_position_with_a_pass_more_used_is_skipped() -> None:
     g = GameState.new(Deal.from_number(8), Rules.from_preset(3, "C"))
     s = _Solver(g)
-    cols, talon, _pos, _passes, found = s.start
+    talon = s.start[1]
     by_pos = s._by_pos(set())
     assert by_pos == {}
-    fresh = s._key((cols, talon, 3, 0, found))
-    assert not _pass_dominated(by_pos, fresh, len(talon), 3)
-    assert _pass_dominated(by_pos, s._key((cols, talon, 6, 0, found)), len(talon), 3)
-    assert _pass_dominated(by_pos, s._key((cols, talon, 3, 1, found)), len(talon), 3)
+    base = s._base(s.start)
+
+    def dominated(pos: int, passes: int) -> bool:
+        reaching = _dominating(pos, passes, len(talon), 3)
+        return _pass_dominated(by_pos, base, passes * 64 + pos, reaching)
+
+    assert not dominated(3, 0)
+    assert dominated(6, 0)
+    assert dominated(3, 1)
     # A waste size the position seen cannot draw to is kept.
-    assert not _pass_dominated(by_pos, s._key((cols, talon, 2, 1, found)), len(talon), 3)
+    assert not dominated(2, 1)
 
 
 def test_the_table_by_position_alone_catches_a_repeat() -> None:
@@ -547,9 +552,11 @@ def test_the_table_by_position_alone_catches_a_repeat() -> None:
         cols, talon, _pos, _passes, found = s.start
         by_pos = s._by_pos(set())
         assert by_pos is not None
-        k = s._key((cols, talon, 4, 0, found))
-        assert _dominated(by_pos, k, len(talon), 3, s.unlimited) >= 0
-        assert _dominated(by_pos, k, len(talon), 3, s.unlimited) < 0
+        p = (cols, talon, 4, 0, found)
+        assert s._dominated(by_pos, s._base(p), p) >= 0
+        assert s._dominated(by_pos, s._base(p), p) < 0
+        # ... and the table's key is the key of the search's other table, less its tail
+        assert s._key(p).startswith(s._base(p))
 
 
 def exhaust_gen(gen: object) -> object:
@@ -656,8 +663,8 @@ def test_dead_check_answer_is_shared_by_the_waste_sizes_of_a_position(
     assert cached_calls < calls
 
 
-def _waste_seen_without_verdicts(by_pos: dict[bytes, int], k: bytes) -> int:
-    prev = _real_waste_seen(by_pos, k)
+def _waste_seen_without_verdicts(by_pos: dict[bytes, int], base: bytes, q: int) -> int:
+    prev = _real_waste_seen(by_pos, base, q)
     return prev if prev < 0 else prev & ((1 << 30) - 1)
 
 
