@@ -51,19 +51,15 @@ class _Solver(_Game):
         return self._twin
 
     def _key(self, p: _Pos) -> bytes:
-        cols, talon, pos, passes, _ = p
-        parts = sorted(cols)
-        parts.append(b"\xff")
-        parts.append(talon)
+        """The key of ``p`` in the table of keys seen: :meth:`_base`, then (but where the talon
+        is a set) its waste size as the dominance reads it, and under a pass limit the passes
+        used."""
+        base = self._base(p)
+        if self.talon_is_set:
+            return base
         if self.unlimited:
-            if self.draw == 1:
-                parts.append(b"\xfe")
-            else:
-                parts.append(_MARKS[0 if pos % 3 == 0 or pos == len(talon) else pos])
-        else:
-            parts.append(_MARKS[pos])
-            parts.append(_BYTES[passes])
-        return b"".join(parts)
+            return base + _BYTES[_waste_mark(p)]
+        return base + _BYTES[p[2]] + _BYTES[p[3]]
 
     def _base(self, p: _Pos) -> bytes:
         """The key of ``p`` without its waste-size and passes bytes: the key of its entry in
@@ -83,7 +79,7 @@ class _Solver(_Game):
         _, talon, pos, passes, _ = p
         n = len(talon)
         if self.unlimited:
-            return _waste_seen(by_pos, base, 0 if pos % 3 == 0 or pos == n else pos)
+            return _waste_seen(by_pos, base, _waste_mark(p))
         # (a table by passes, talon size and waste size: a call costs less than a cache's)
         i = (passes * 25 + n) * 25 + pos
         bits = self._reaching[i]
@@ -308,8 +304,13 @@ class _Solver(_Game):
         return None
 
 
-_MARKS: Final = tuple(b"\xfe" + bytes((i,)) for i in range(64))
-"""The talon's end mark with a waste size."""
+def _waste_mark(p: _Pos) -> int:
+    """Draw 3, unlimited passes: the waste size of ``p`` as its key holds it, 0 for the talon
+    as after a recycle (a size the draws reach from there)."""
+    pos = p[2]
+    return 0 if pos % 3 == 0 or pos == len(p[1]) else pos
+
+
 _BYTES: Final = tuple(bytes((i,)) for i in range(256))
 
 _REACHING: Final = tuple(sum(1 << p for p in range(1, q + 1) if p % 3 == q % 3) for q in range(64))
