@@ -96,25 +96,21 @@ class _Solver(_Game):
         shared = self.shared and not own
         if shared and self._shared is not None:
             return self._shared
-        seen = {self._key(p0)}
-        t = (seen, self._by_pos(seen))
+        by_pos = self._by_pos()
+        if by_pos is not None:
+            self._dominated(by_pos, self._base(p0), p0)  # (recording the start)
+        t = ({self._key(p0)}, by_pos)
         if shared:
             self._shared = t
         return t
 
-    def _by_pos(self, seen: set[bytes]) -> dict[bytes, int] | None:
-        """The keys without their waste-size byte, each with the bit set of the waste sizes
-        seen, seeded with ``seen``: in draw 3 with unlimited passes (see :func:`_waste_seen`);
-        and under a pass limit without the passes byte either, the bits of the (waste size,
-        passes used) pairs seen (see :func:`_pass_dominated`). None in draw 1 with unlimited
-        passes, whose key holds neither."""
-        if self.talon_is_set:
-            return None
-        out: dict[bytes, int] = {}
-        cut = 1 if self.unlimited else 2
-        for k in seen:
-            out[k[:-cut]] = out.get(k[:-cut], 0) | 1 << _bit(k, cut)
-        return out
+    def _by_pos(self) -> dict[bytes, int] | None:
+        """A new table by position, empty: keyed by :meth:`_base`, each with the bit set of
+        the waste sizes seen (draw 3 with unlimited passes, see :func:`_waste_seen`) or of
+        the (waste size, passes used) pairs seen (under a pass limit, see
+        :func:`_pass_dominated`), filled by :meth:`_dominated`. None in draw 1 with
+        unlimited passes, whose key holds neither."""
+        return None if self.talon_is_set else {}
 
     # -- searches ---------------------------------------------------------------------------
 
@@ -338,12 +334,6 @@ def _waste_seen(by_pos: dict[bytes, int], base: bytes, q: int) -> int:
         return -1
     by_pos[base] = seen | 1 << q
     return seen
-
-
-def _bit(k: bytes, cut: int) -> int:
-    """The bit of key ``k``'s tail in :meth:`_Solver._by_pos`: its waste size (``cut`` 1), or
-    its waste size and passes used (``cut`` 2, under a pass limit)."""
-    return k[-1] if cut == 1 else k[-1] * 64 + k[-2]
 
 
 def _pass_dominated(by_pos: dict[bytes, int], base: bytes, bit: int, dominating: int) -> bool:

@@ -250,7 +250,7 @@ def test_endgame_verdicts_agree(seed: int, rules: Rules, out: int) -> None:
         mp.setattr(solver_search, "_SHARED", False)
         verdicts.append(solve(g, budget_s=3))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_Solver, "_by_pos", lambda self, seen: None)
+        mp.setattr(_Solver, "_by_pos", lambda self: None)
         verdicts.append(solve(g, budget_s=3))
     kinds = {v.verdict for v in verdicts}
     # Each search alone, with a table of its own: with the fast cuts (a win, or nothing), and
@@ -498,7 +498,7 @@ def test_waste_size_dominance_wherever_the_talon_is_not_a_set() -> None:
         (Rules.from_preset(1, "V"), True),
     ]:
         s = _Solver(GameState.new(deal, rules))
-        assert (s._by_pos({s._key(s.start)}) is not None) is on
+        assert (s._by_pos() is not None) is on
 
 
 def test_the_waste_sizes_and_passes_that_reach_a_position() -> None:
@@ -528,7 +528,7 @@ def test_a_position_with_a_pass_more_used_is_skipped() -> None:
     g = GameState.new(Deal.from_number(8), Rules.from_preset(3, "C"))
     s = _Solver(g)
     talon = s.start[1]
-    by_pos = s._by_pos(set())
+    by_pos = s._by_pos()
     assert by_pos == {}
     base = s._base(s.start)
 
@@ -550,7 +550,7 @@ def test_the_table_by_position_alone_catches_a_repeat() -> None:
         g = GameState.new(Deal.from_number(8), Rules.from_preset(3, preset))
         s = _Solver(g)
         cols, talon, _pos, _passes, found = s.start
-        by_pos = s._by_pos(set())
+        by_pos = s._by_pos()
         assert by_pos is not None
         p = (cols, talon, 4, 0, found)
         assert s._dominated(by_pos, s._base(p), p) >= 0
