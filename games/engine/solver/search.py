@@ -51,20 +51,10 @@ class _Solver(_Game):
         return self._twin
 
     def _key(self, p: _Pos) -> bytes:
-        """The key of ``p`` in the table of keys seen: :meth:`_base`, then (but where the talon
-        is a set) its waste size as the dominance reads it, and under a pass limit the passes
-        used."""
-        base = self._base(p)
-        if self.talon_is_set:
-            return base
-        if self.unlimited:
-            return base + _BYTES[_waste_mark(p)]
-        return base + _BYTES[p[2]] + _BYTES[p[3]]
-
-    def _base(self, p: _Pos) -> bytes:
-        """The key of ``p`` without its waste-size and passes bytes: the key of its entry in
-        :meth:`_by_pos`'s table (with a waste size in the talon, so never in draw 1 with
-        unlimited passes)."""
+        """The key of ``p`` in the search's tables: its columns in order, its talon and an end
+        mark. Its waste size and passes used are not in it: where they matter (but where the
+        talon is a set) the table by position (:meth:`_by_pos`) holds them as bits of its
+        entry."""
         parts = sorted(p[0])
         parts.append(b"\xff")
         parts.append(p[1])
@@ -72,7 +62,7 @@ class _Solver(_Game):
         return b"".join(parts)
 
     def _dominated(self, by_pos: dict[bytes, int], base: bytes, p: _Pos) -> int:
-        """-1 when ``p`` (``base``: its :meth:`_base`) is dominated by a position seen
+        """-1 when ``p`` (``base``: its :meth:`_key`) is dominated by a position seen
         (:func:`_waste_seen` with unlimited passes, :func:`_pass_dominated` under a limit);
         else, recording it, the dead-position check's answers kept for its other waste sizes
         (unlimited passes only; 0 under a limit, where the check reads the pile)."""
@@ -96,16 +86,17 @@ class _Solver(_Game):
         shared = self.shared and not own
         if shared and self._shared is not None:
             return self._shared
+        key = self._key(p0)
         by_pos = self._by_pos()
         if by_pos is not None:
-            self._dominated(by_pos, self._base(p0), p0)  # (recording the start)
-        t = ({self._key(p0)}, by_pos)
+            self._dominated(by_pos, key, p0)  # (recording the start)
+        t = ({key}, by_pos)
         if shared:
             self._shared = t
         return t
 
     def _by_pos(self) -> dict[bytes, int] | None:
-        """A new table by position, empty: keyed by :meth:`_base`, each with the bit set of
+        """A new table by position, empty: keyed by :meth:`_key`, each with the bit set of
         the waste sizes seen (draw 3 with unlimited passes, see :func:`_waste_seen`) or of
         the (waste size, passes used) pairs seen (under a pass limit, see
         :func:`_pass_dominated`), filled by :meth:`_dominated`. None in draw 1 with
@@ -163,7 +154,7 @@ class _Solver(_Game):
                     continue
                 seen.add(k)
             else:
-                base = self._base(child)
+                base = self._key(child)
                 prev = self._dominated(by_pos, base, child)
                 if prev < 0:
                     continue  # seen, or seen where it can reach more
@@ -259,7 +250,7 @@ class _Solver(_Game):
                     if k in seen:
                         continue
                     seen.add(k)
-                elif self._dominated(by_pos, self._base(child), child) < 0:
+                elif self._dominated(by_pos, self._key(child), child) < 0:
                     continue  # seen, or seen where it can reach more
                 nodes += 1
                 node: _Link = (link, step)
@@ -301,23 +292,21 @@ class _Solver(_Game):
 
 
 def _waste_mark(p: _Pos) -> int:
-    """Draw 3, unlimited passes: the waste size of ``p`` as its key holds it, 0 for the talon
-    as after a recycle (a size the draws reach from there)."""
+    """Draw 3, unlimited passes: the waste size of ``p`` as the table by position holds it,
+    0 for the talon as after a recycle (a size the draws reach from there)."""
     pos = p[2]
     return 0 if pos % 3 == 0 or pos == len(p[1]) else pos
 
 
-_BYTES: Final = tuple(bytes((i,)) for i in range(256))
-
 _REACHING: Final = tuple(sum(1 << p for p in range(1, q + 1) if p % 3 == q % 3) for q in range(64))
-"""For a waste size ``q`` other than "0" (as in the key): the sizes whose position dominates
-it, ``q`` itself, ``q - 3``, ``q - 6``... ("0", the talon as after a recycle, is dominated by
-any)."""
+"""For a waste size ``q`` other than "0" (as :func:`_waste_mark` gives it): the sizes whose
+position dominates it, ``q`` itself, ``q - 3``, ``q - 6``... ("0", the talon as after a
+recycle, is dominated by any)."""
 
 
 def _waste_seen(by_pos: dict[bytes, int], base: bytes, q: int) -> int:
-    """Draw 3, unlimited passes: -1 when the position of ``base`` (:meth:`_Solver._base`) and
-    waste size ``q`` (as in the key) is dominated by one seen,
+    """Draw 3, unlimited passes: -1 when the position of ``base`` (:meth:`_Solver._key`) and
+    waste size ``q`` (as :func:`_waste_mark` gives it) is dominated by one seen,
     else (recording it) the bits its position had before: its waste sizes seen, and
     ``_ALIVE`` / ``_DEAD`` once the dead-position check has judged it.
 
@@ -337,7 +326,7 @@ def _waste_seen(by_pos: dict[bytes, int], base: bytes, q: int) -> int:
 
 
 def _pass_dominated(by_pos: dict[bytes, int], base: bytes, bit: int, dominating: int) -> bool:
-    """Under a pass limit: is the position of ``base`` (:meth:`_Solver._base`) with the
+    """Under a pass limit: is the position of ``base`` (:meth:`_Solver._key`) with the
     waste size and passes used of ``bit`` (waste size + 64 * passes used) dominated by one
     seen, the same columns and talon with a waste size and passes used from which it can be
     reached (``dominating``: their bits, :func:`_dominating`)? Else it is recorded.

@@ -530,7 +530,7 @@ def test_a_position_with_a_pass_more_used_is_skipped() -> None:
     talon = s.start[1]
     by_pos = s._by_pos()
     assert by_pos == {}
-    base = s._base(s.start)
+    base = s._key(s.start)
 
     def dominated(pos: int, passes: int) -> bool:
         reaching = _dominating(pos, passes, len(talon), 3)
@@ -553,10 +553,15 @@ def test_the_table_by_position_alone_catches_a_repeat() -> None:
         by_pos = s._by_pos()
         assert by_pos is not None
         p = (cols, talon, 4, 0, found)
-        assert s._dominated(by_pos, s._base(p), p) >= 0
-        assert s._dominated(by_pos, s._base(p), p) < 0
-        # ... and the table's key is the key of the search's other table, less its tail
-        assert s._key(p).startswith(s._base(p))
+        assert s._dominated(by_pos, s._key(p), p) >= 0
+        assert s._dominated(by_pos, s._key(p), p) < 0
+        # ... its key holds neither the waste size nor the passes used (its bits do)
+        assert s._key(p) == s._key((cols, talon, 7, 1, found))
+        # ... and a search's tables hold the start there from the outset
+        start = s._start()[0]
+        _seen, tables_by_pos = s._tables(start, own=True)
+        assert tables_by_pos is not None
+        assert s._dominated(tables_by_pos, s._key(start), start) < 0
 
 
 def exhaust_gen(gen: object) -> object:
