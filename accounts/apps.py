@@ -14,3 +14,4 @@ class AccountsConfig(AppConfig):
 
         # A service has a task sent through a hook (docs/architecture.md, "Layers").
         services.password_reset_queue.connect(tasks.password_reset_queue)
+        services.email_verification_queue.connect(tasks.email_verification_queue)

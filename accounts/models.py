@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models import Q
 from django.db.models.functions import Lower
 
 
@@ -20,11 +21,26 @@ class User(AbstractUser):
     # The language the player picked (a code of settings.LANGUAGES), "" until they pick one:
     # set again as the language cookie at sign-in, and the language of their e-mails.
     language = models.CharField(max_length=16, blank=True, default="")
+    # When the owner of `email` opened its verification link; None until then, and again once
+    # the address changes. Ranked daily play needs it (accounts.services, "E-mail address").
+    email_verified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique"),
+            # A verified address is one account's, in any letter case; unverified ones may be
+            # shared (typed by anyone, they prove nothing).
+            models.UniqueConstraint(
+                Lower("email"),
+                condition=Q(email_verified_at__isnull=False),
+                name="accounts_user_verified_email_ci_unique",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.username
+
+    @property
+    def email_verified(self) -> bool:
+        """Whether the account's address is verified (ranked play needs it)."""
+        return self.email_verified_at is not None

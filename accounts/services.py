@@ -1,11 +1,13 @@
-"""Account writes: register, log in, log out, reset a forgotten password. Views call these;
-they hold the rules."""
+"""Account writes: register, log in, log out, reset a forgotten password, verify an e-mail
+address. Views call these; they hold the rules."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -14,15 +16,18 @@ from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.contrib.auth.password_validation import validate_password
-from django.contrib.auth.tokens import default_token_generator
+from django.contrib.auth.tokens import PasswordResetTokenGenerator, default_token_generator
 from django.core.cache import cache
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
+from django.template.loader import render_to_string
 from django.utils import timezone, translation
-from django.utils.encoding import force_str
-from django.utils.http import urlsafe_base64_decode
+from django.utils.crypto import constant_time_compare
+from django.utils.encoding import force_bytes, force_str
+from django.utils.http import base36_to_int, urlsafe_base64_decode, urlsafe_base64_encode
 from django.utils.translation import gettext
 from knox.models import AuthToken
 from kombu.exceptions import OperationalError
@@ -31,7 +36,7 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from accounts import lockout, tokens
 from accounts.models import User
-from config.api import ApplicationError
+from config.api import ApplicationError, ConflictError, ForbiddenError
 from config.hooks import Hook
 
 logger = logging.getLogger("accounts.services")
@@ -40,6 +45,12 @@ logger = logging.getLogger("accounts.services")
 # after a commit (`accounts.tasks.password_reset_queue`, connected in `accounts.apps`); raises
 # kombu's OperationalError when the broker is away.
 password_reset_queue: Hook[[str, str, bool, str]] = Hook("accounts.services.password_reset_queue")
+# Sends the task that e-mails a verification link for (user id, address, domain, use_https,
+# language) once the transaction commits (`accounts.tasks.email_verification_queue`, connected
+# in `accounts.apps`); a broker that is away is logged, and the player asks again.
+email_verification_queue: Hook[[int, str, str, bool, str]] = Hook(
+    "accounts.services.email_verification_queue"
+)
 
 # Names a player may not take, in any letter case: they would pass for the site speaking.
 RESERVED_USERNAMES = frozenset(
@@ -76,6 +87,42 @@ class InvalidResetLinkError(ApplicationError):
     code = "invalid"
 
 
+class InvalidVerificationLinkError(ApplicationError):
+    """A verification link that is forged, expired or used: the password reset's code."""
+
+    code = "invalid"
+
+
+class EmailTakenError(ConflictError):
+    """The address is verified already, by another account (one account per address)."""
+
+    code = "email_taken"
+
+
+class EmailUnverifiedError(ForbiddenError):
+    """Ranked play without a verified e-mail address."""
+
+    code = "email_unverified"
+
+
+class AccountRequiredError(ForbiddenError):
+    """A guest asked for what only an account has: an e-mail address, a ranked start
+    (`games.services.game_create`)."""
+
+    code = "account_required"
+
+
+@dataclass(frozen=True)
+class MailOrigin:
+    """Where the link of an e-mail points and which language it falls back to: the asking
+    request's host (checked against ALLOWED_HOSTS), scheme and language. An account that
+    picked a language gets its e-mails in that one."""
+
+    domain: str
+    use_https: bool
+    language: str = settings.LANGUAGE_CODE
+
+
 @transaction.atomic
 def user_register(
     *,
@@ -84,6 +131,7 @@ def user_register(
     email: str = "",
     guest: User | None = None,
     language: str = "",
+    origin: MailOrigin | None = None,
 ) -> tuple[User, AuthToken, str]:
     """Create a user and an API token for this device; returns the user, the token and its
     key (known only now: the database keeps its digest).
@@ -93,7 +141,9 @@ def user_register(
     changes (the log is append-only). Its join date becomes now, so that playing as a guest
     first does not age an account past the integrity check's new-account rule, and its
     session's token is revoked (the caller starts a session on the new one). `language` is the
-    one the player picked before signing up, if any (a code of settings.LANGUAGES).
+    one the player picked before signing up, if any (a code of settings.LANGUAGES). With an
+    `email` and an `origin`, a verification link is e-mailed to the address after the commit
+    (`user_email_set`); the address stays unverified until it is opened.
 
     :raises ApplicationError: the name is reserved (RESERVED_USERNAMES, in any letter case), or
         the password fails the validators (code `invalid`).
@@ -128,6 +178,8 @@ def user_register(
     except IntegrityError:
         message = gettext("That username is taken.")
         raise UsernameTakenError(message, fields={"username": [message]}) from None
+    if candidate.email and origin is not None:
+        _verification_mail_queue(user=candidate, origin=origin)
     if guest is not None:
         tokens.token_revoke_all(user=candidate)
     token, key = tokens.token_create(user=candidate)
@@ -185,6 +237,13 @@ def guests_idle(*, now: datetime | None = None) -> QuerySet[User]:
     return User.objects.filter(is_guest=True, is_active=True).exclude(Exists(live))
 
 
+def _token_caches_forget(user: User) -> None:
+    """After the commit, drop the account's tokens from the shared cache, which keeps each with
+    its owner's row: the next request sees the row as it now is."""
+    digests = list(AuthToken.objects.filter(user=user).values_list("digest", flat=True))
+    transaction.on_commit(lambda: [tokens.token_cache_forget(digest=d) for d in digests])
+
+
 @transaction.atomic
 def user_language_set(*, user: User, language: str) -> User:
     """Keep the language a player picked (a code of settings.LANGUAGES, checked by the caller)
@@ -192,10 +251,7 @@ def user_language_set(*, user: User, language: str) -> User:
     are written in it."""
     user.language = language
     user.save(update_fields=["language"])
-    # The shared cache keeps each token with its owner's row: drop them, so that the next
-    # request (`me`, an e-mail's language) sees the new choice.
-    digests = list(AuthToken.objects.filter(user=user).values_list("digest", flat=True))
-    transaction.on_commit(lambda: [tokens.token_cache_forget(digest=d) for d in digests])
+    _token_caches_forget(user)  # the next request (`me`, an e-mail's language) sees it
     return user
 
 
@@ -347,3 +403,195 @@ def user_password_reset_confirm(*, uid: str, token: str, new_password: str) -> U
     user_logout_all(user=user)
     AxesProxyHandler.reset_attempts(username=lockout.lockout_key(username=user.username))
     return user
+
+
+# --- E-mail address: verified by a link, needed for ranked play ---------------------------
+
+EMAIL_VERIFICATION_SUBJECT_TEMPLATE = "registration/klondike_email_verification_subject.txt"
+EMAIL_VERIFICATION_EMAIL_TEMPLATE = "registration/klondike_email_verification_email.txt"
+# At most one verification e-mail per address in this many seconds, whichever accounts ask:
+# an address typed by a stranger gets no flood.
+EMAIL_VERIFICATION_MAIL_INTERVAL_S = 60
+
+
+class EmailVerificationTokenGenerator(PasswordResetTokenGenerator):
+    """Django's reset token, salted apart and bound to the account's address and to whether it
+    is verified: a link stops working once it is used, or the address changes, and
+    EMAIL_VERIFICATION_TIMEOUT seconds after it was made."""
+
+    key_salt = "accounts.services.EmailVerificationTokenGenerator"
+
+    def _make_hash_value(self, user: Any, timestamp: int) -> str:
+        verified = user.email_verified_at
+        verified_text = "" if verified is None else verified.replace(microsecond=0).isoformat()
+        return f"{user.pk}{user.email}{verified_text}{timestamp}"
+
+    def check_token(self, user: Any, token: str | None) -> bool:
+        """Django's check (each secret, then the age), with this link's own lifetime: the
+        parent class reads PASSWORD_RESET_TIMEOUT, an hour."""
+        if not (user and token):
+            return False
+        try:
+            ts_b36, _ = token.split("-")
+            timestamp = base36_to_int(ts_b36)
+        except ValueError:
+            return False
+        if not any(
+            constant_time_compare(self._make_token_with_timestamp(user, timestamp, secret), token)
+            for secret in [self.secret, *self.secret_fallbacks]
+        ):
+            return False
+        age = self._num_seconds(self._now()) - timestamp
+        return 0 <= age <= settings.EMAIL_VERIFICATION_TIMEOUT
+
+
+email_verification_token_generator = EmailVerificationTokenGenerator()
+
+
+def _check_account(user: User) -> None:
+    """:raises AccountRequiredError: `user` is a guest (an address is an account's)."""
+    if user.is_guest:
+        raise AccountRequiredError(
+            gettext("Sign up first: an e-mail address belongs to an account, not to a guest.")
+        )
+
+
+def _verification_mail_queue(*, user: User, origin: MailOrigin) -> None:
+    """Have a verification link for the account's present address e-mailed after the commit."""
+    email_verification_queue(user.pk, user.email, origin.domain, origin.use_https, origin.language)
+
+
+@transaction.atomic
+def user_email_set(*, user: User, email: str, origin: MailOrigin) -> tuple[User, bool]:
+    """Give the account the address `email`, unverified, and have a verification link
+    e-mailed to it after the commit (`user_email_verification_mail`). Returns the account and
+    whether a link is on its way: not when `email` is its verified address already (in any
+    letter case), which then stays as it is.
+
+    Another account's verified address is accepted here, so that the answer never tells
+    whether an address belongs to someone; its link is refused when opened
+    (`user_email_verify`). A changed address is no longer verified.
+
+    :raises AccountRequiredError: `user` is a guest.
+    """
+    _check_account(user)
+    locked = User.objects.select_for_update().get(pk=user.pk)
+    email = User.objects.normalize_email(email)
+    if locked.email_verified_at is not None and locked.email.lower() == email.lower():
+        return locked, False
+    if locked.email != email or locked.email_verified_at is not None:
+        locked.email, locked.email_verified_at = email, None
+        locked.save(update_fields=["email", "email_verified_at"])
+        _token_caches_forget(locked)
+    _verification_mail_queue(user=locked, origin=origin)
+    return locked, True
+
+
+@transaction.atomic
+def user_email_verification_send(*, user: User, origin: MailOrigin) -> tuple[User, bool]:
+    """Have a new verification link e-mailed to the account's present address, after the
+    commit. Returns the account and whether a link is on its way: not when the address is
+    verified already.
+
+    :raises AccountRequiredError: `user` is a guest.
+    :raises ApplicationError: the account has no address (code `invalid`, `fields.email`).
+    """
+    _check_account(user)
+    current = User.objects.get(pk=user.pk)
+    if not current.email:
+        message = gettext("Your account has no e-mail address yet: give one first.")
+        raise ApplicationError(message, fields={"email": [message]})
+    if current.email_verified_at is not None:
+        return current, False
+    _verification_mail_queue(user=current, origin=origin)
+    return current, True
+
+
+def _verification_address_key(email: str) -> str:
+    digest = hashlib.sha256(email.lower().encode()).hexdigest()
+    return f"accounts:verify-mail:{digest}"
+
+
+def user_email_verification_mail(
+    *, user_id: int, email: str, domain: str, use_https: bool, language: str
+) -> bool:
+    """E-mail the link `<scheme>://<domain>/verify-email/<uid>/<token>` to `email`, if it is
+    still the address of the active account `user_id` and unverified, and no link went to
+    that address in the last EMAIL_VERIFICATION_MAIL_INTERVAL_S seconds. Returns whether it
+    was sent. The e-mail is in the language the account picked (`User.language`), else in
+    `language` (one of settings.LANGUAGES; another falls back to English).
+    """
+    user = User.objects.filter(pk=user_id, is_active=True, is_guest=False).first()
+    if user is None or user.email != email or user.email_verified_at is not None:
+        return False  # changed or verified since the link was asked for: nothing to send
+    if not cache.add(_verification_address_key(email), 1, EMAIL_VERIFICATION_MAIL_INTERVAL_S):
+        return False
+    context = {
+        "user": user,
+        "protocol": "https" if use_https else "http",
+        "domain": domain,
+        "uid": urlsafe_base64_encode(force_bytes(user.pk)),
+        "token": email_verification_token_generator.make_token(user),
+        "valid_hours": settings.EMAIL_VERIFICATION_TIMEOUT // 3600,
+    }
+    with translation.override(user.language or language):
+        subject = render_to_string(EMAIL_VERIFICATION_SUBJECT_TEMPLATE, context)
+        body = render_to_string(EMAIL_VERIFICATION_EMAIL_TEMPLATE, context)
+    # A header cannot hold a line break: the subject template's lines make one line.
+    send_mail("".join(subject.splitlines()), body, None, [email])
+    return True
+
+
+@transaction.atomic
+def user_email_verify(*, uid: str, token: str) -> User:
+    """Verify the account's address with a verification link's uid and token. The link works
+    once (its token is bound to the address being unverified), for
+    EMAIL_VERIFICATION_TIMEOUT seconds, and only while the address is the one it was sent to.
+
+    :raises InvalidVerificationLinkError: a bad, forged, expired or used link, or one of an
+        account that is inactive or a guest (code `invalid`, `fields.token`).
+    :raises EmailTakenError: another account verified this address first (any letter case).
+    """
+    try:
+        pk = int(force_str(urlsafe_base64_decode(uid)))
+        user = User.objects.select_for_update().filter(pk=pk, is_active=True).first()
+    except (TypeError, ValueError, OverflowError):
+        user = None
+    if (
+        user is None
+        or user.is_guest
+        or not user.email
+        or not email_verification_token_generator.check_token(user, token)
+    ):
+        message = gettext("This verification link is invalid, used or expired. Ask for a new one.")
+        raise InvalidVerificationLinkError(message, fields={"token": [message]})
+    user.email_verified_at = timezone.now()
+    try:
+        # A savepoint, so that a lost race for the address leaves the outer transaction usable.
+        with transaction.atomic():
+            user.save(update_fields=["email_verified_at"])
+    except IntegrityError:  # accounts_user_verified_email_ci_unique
+        raise EmailTakenError(
+            gettext("This address is verified for another account already: give another one.")
+        ) from None
+    _token_caches_forget(user)
+    return user
+
+
+def user_check_verified_email(*, user: User) -> None:
+    """Refuse ranked play to an account without a verified address (one query, the database's
+    word: a cached row may be older than a verification or a change of address). A guest is
+    let through: ranks are for accounts, and `games.services.game_create` refuses it with
+    `account_required`, the answer a guest gets, whatever its address.
+
+    :raises EmailUnverifiedError: the account's address is missing or unverified.
+    """
+    row = User.objects.filter(pk=user.pk).values_list("is_guest", "email_verified_at").first()
+    if row is None or row[0] or row[1] is not None:
+        return  # gone (the caller's activity check refuses it) or a guest: refused elsewhere
+    raise EmailUnverifiedError(
+        gettext(
+            "Ranked play needs a verified e-mail address: verify yours with the link we e-mail "
+            "you, then start your attempt."
+        )
+    )

@@ -13,8 +13,15 @@ urlpatterns = [
         views.PasswordResetConfirmView.as_view(),
         name="auth-password-reset-confirm",
     ),
+    path("auth/verify-email", views.VerifyEmailView.as_view(), name="auth-verify-email"),
     path("auth/csrf", views.CsrfView.as_view(), name="auth-csrf"),
     path("auth/guest", views.GuestView.as_view(), name="auth-guest"),
     path("me", views.MeView.as_view(), name="me"),
+    path("me/email", views.MeEmailView.as_view(), name="me-email"),
+    path(
+        "me/email/verification",
+        views.MeEmailVerificationView.as_view(),
+        name="me-email-verification",
+    ),
     path("users/<name:username>", views.UserProfileView.as_view(), name="user-profile"),
 ]

@@ -80,6 +80,16 @@ def _set_language_cookie(response: Response, language: str) -> None:
     )
 
 
+def _mail_origin(request: Request) -> services.MailOrigin:
+    """The request's host (checked against ALLOWED_HOSTS), scheme and language, for the links
+    and the language of the e-mails it asks for."""
+    return services.MailOrigin(
+        domain=request.get_host(),
+        use_https=request.is_secure(),
+        language=translation.get_language() or settings.LANGUAGE_CODE,
+    )
+
+
 def _auth_result(user: Any, token: AuthToken, key: str) -> dict[str, Any]:
     return {"user": UserSerializer(user).data, "token": key, "expiry": token.expiry}
 
@@ -126,9 +136,13 @@ class RegisterView(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         wants_session = _wants_session(request)
-        # A language picked before signing up becomes the account's.
+        # A language picked before signing up becomes the account's; an address gets its
+        # verification link.
         user, token, key = services.user_register(
-            **data.validated_data, guest=_session_guest(request), language=_picked_language(request)
+            **data.validated_data,
+            guest=_session_guest(request),
+            language=_picked_language(request),
+            origin=_mail_origin(request),
         )
         if wants_session:
             _start_session(request, user, token)
@@ -302,10 +316,18 @@ class CsrfView(APIView):
 
 class MeView(APIView):
     class OutputSerializer(UserSerializer):
+        # The owner's own: a public profile never shows the address.
+        email = serializers.EmailField(
+            read_only=True, help_text='The account\'s e-mail address, "" without one.'
+        )
+        email_verified = serializers.BooleanField(
+            read_only=True,
+            help_text="Whether the address is verified: ranked daily play needs it.",
+        )
         stats = serializers.SerializerMethodField()
 
         class Meta(UserSerializer.Meta):
-            fields = [*UserSerializer.Meta.fields, "stats"]
+            fields = [*UserSerializer.Meta.fields, "email", "email_verified", "stats"]
             read_only_fields = fields
 
         @extend_schema(responses=StatsSerializer)  # type: ignore[misc]
@@ -331,6 +353,105 @@ class MeView(APIView):
         response = Response(self.OutputSerializer(user).data)
         _set_language_cookie(response, user.language)
         return response
+
+
+class EmailOutputSerializer(serializers.Serializer[dict[str, Any]]):
+    email = serializers.EmailField()
+    email_verified = serializers.BooleanField()
+    detail = serializers.CharField()
+
+
+def _email_answer(user: Any, sent: bool) -> Response:
+    """202 with a link on its way; 200 when the address is verified already."""
+    if sent:
+        detail = gettext("The link is on its way to %(email)s.") % {"email": user.email}
+    else:
+        detail = gettext("%(email)s is verified already.") % {"email": user.email}
+    body = {"email": user.email, "email_verified": user.email_verified, "detail": detail}
+    return Response(body, status=status.HTTP_202_ACCEPTED if sent else status.HTTP_200_OK)
+
+
+_EMAIL_RESPONSES = {
+    202: OpenApiResponse(EmailOutputSerializer, description="a verification link is on its way"),
+    200: OpenApiResponse(EmailOutputSerializer, description="the address is verified already"),
+    403: OpenApiResponse(description="account_required: a guest has no address"),
+}
+
+
+class MeEmailView(APIView):
+    """Sets the account's address, unverified, and e-mails it a verification link. The answer
+    is the same whether or not another account has the address."""
+
+    throttle_classes = [BorrowedRateThrottle]
+    throttle_scope = "email_verification"
+    throttle_rate_of = "register"  # each request may send an e-mail
+
+    class InputSerializer(serializers.Serializer[dict[str, str]]):
+        email = serializers.EmailField(max_length=254)
+
+    @extend_schema(request=InputSerializer, responses=_EMAIL_RESPONSES)
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user, sent = services.user_email_set(
+            user=request.user,  # type: ignore[arg-type]
+            email=data.validated_data["email"],
+            origin=_mail_origin(request),
+        )
+        return _email_answer(user, sent)
+
+
+class MeEmailVerificationView(APIView):
+    """E-mails a new verification link to the account's present address."""
+
+    throttle_classes = [BorrowedRateThrottle]
+    throttle_scope = "email_verification"  # counted with MeEmailView's: one mailbox's worth
+    throttle_rate_of = "register"
+
+    @extend_schema(
+        request=None,
+        responses={**_EMAIL_RESPONSES, 400: OpenApiResponse(description="no address yet")},
+    )
+    def post(self, request: Request) -> Response:
+        user, sent = services.user_email_verification_send(
+            user=request.user,  # type: ignore[arg-type]
+            origin=_mail_origin(request),
+        )
+        return _email_answer(user, sent)
+
+
+class VerifyEmailView(APIView):
+    """Verifies an address with the uid and token of its link, whoever is signed in here (the
+    link may be opened on another device)."""
+
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+    throttle_classes = [BorrowedRateThrottle]
+    throttle_scope = "email_verify"
+    throttle_rate_of = "login"  # a credential check, as a login is
+
+    class InputSerializer(serializers.Serializer[dict[str, str]]):
+        uid = StrictCharField(max_length=64)
+        token = StrictCharField(max_length=128)
+
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        email = serializers.EmailField()
+        email_verified = serializers.BooleanField()
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            400: OpenApiResponse(description="invalid: a bad, used or expired link"),
+            409: OpenApiResponse(description="email_taken: another account verified it first"),
+        },
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = services.user_email_verify(**data.validated_data)
+        return Response(self.OutputSerializer(user).data)
 
 
 class UserProfileView(APIView):

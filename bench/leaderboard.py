@@ -134,8 +134,8 @@ def seed(size: int) -> dict[str, Any]:
             f"""
             INSERT INTO games_game (user_id, deal_id, daily_id, draw, preset, kind, status, seq,
                                     moves, score, leaderboard_score, undos, passes_used,
-                                    foundations, snapshot, flag_reason, flag_cleared,
-                                    started_at, finished_at, elapsed_ms)
+                                    foundations, snapshot, flag_reason, flag_withheld,
+                                    flag_review, started_at, finished_at, elapsed_ms)
             SELECT %(base)s + i, %(deal)s, %(daily)s, 1, 'N', 'daily',
                    CASE WHEN i > %(size)s + %(flagged)s THEN 'playing'
                         WHEN won THEN 'won' ELSE 'resigned' END,
@@ -144,7 +144,8 @@ def seed(size: int) -> dict[str, Any]:
                    decode(repeat('a5', {SNAPSHOT_BYTES}), 'hex'),
                    CASE WHEN i > %(size)s AND i <= %(size)s + %(flagged)s
                           OR i %% 1000 = 7 THEN 'inhuman timing' ELSE '' END,
-                   i <= %(size)s AND i %% 1000 = 7,
+                   i > %(size)s,
+                   CASE WHEN i <= %(size)s AND i %% 1000 = 7 THEN 'cleared' ELSE '' END,
                    finished - elapsed * interval '1 millisecond',
                    CASE WHEN i > %(size)s + %(flagged)s THEN NULL ELSE finished END,
                    CASE WHEN i > %(size)s + %(flagged)s THEN NULL ELSE elapsed END
@@ -210,11 +211,11 @@ def late_game(daily_id: int, like_position: int) -> tuple[int, int]:
             """
             INSERT INTO games_game (user_id, deal_id, daily_id, draw, preset, kind, status, seq,
                                     moves, score, leaderboard_score, undos, passes_used,
-                                    foundations, snapshot, flag_reason, flag_cleared,
-                                    started_at, finished_at, elapsed_ms)
+                                    foundations, snapshot, flag_reason, flag_withheld,
+                                    flag_review, started_at, finished_at, elapsed_ms)
             SELECT %s, g.deal_id, g.daily_id, 1, 'N', 'daily', g.status, g.seq, g.moves,
                    g.score, g.leaderboard_score, g.undos, 0, g.foundations, g.snapshot, '',
-                   false, now() - g.elapsed_ms * interval '1 millisecond', now(), g.elapsed_ms
+                   false, '', now() - g.elapsed_ms * interval '1 millisecond', now(), g.elapsed_ms
             FROM games_dailydeal d
             JOIN games_leaderboardentry e ON e.snapshot_id = d.snapshot_id
             JOIN games_game g ON g.id = e.game_id
@@ -245,7 +246,7 @@ def load_redis(daily_id: int) -> tuple[int, float]:
             SELECT id, status, leaderboard_score, moves, elapsed_ms, finished_at
             FROM games_game
             WHERE daily_id = %s AND finished_at IS NOT NULL
-              AND (flag_reason = '' OR flag_cleared)
+              AND flag_review <> 'confirmed'
             """,
             [daily_id],
         )

@@ -233,6 +233,8 @@ REST_KNOX = {
 }
 # A reset link works for an hour, and once (it is bound to the password it replaces).
 PASSWORD_RESET_TIMEOUT = 3600
+# An e-mail verification link works for two days (seconds), and once (accounts.services).
+EMAIL_VERIFICATION_TIMEOUT = 2 * 24 * 3600
 
 # Repeated failed logins, the API's and the admin's alike, lock out the account and, apart,
 # the client address (django-axes; accounts/lockout.py). Its backend comes first and refuses a

@@ -12,6 +12,7 @@ urlpatterns = [
         views.password_reset_confirm,
         name="password-reset-confirm",
     ),
+    path("verify-email/<str:uidb64>/<str:token>", views.verify_email, name="verify-email"),
     path("play", views.play, name="play"),
     path("play/<int:game_id>", views.play, name="play-game"),
     path("daily", views.daily, name="daily"),

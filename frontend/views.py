@@ -44,6 +44,8 @@ signup = _auth_page("signup")
 # The link of a reset e-mail opens the second page; its uid and token go to the page's script.
 password_reset = _page("password_reset.html", mode="request")
 password_reset_confirm = _page("password_reset.html", mode="confirm")
+# The link of a verification e-mail; its script posts the uid and token when the player asks.
+verify_email = _page("verify_email.html")
 play = _page("play.html", "play")
 daily = _page("daily.html", "daily", modes=settings.DAILY_MODES)
 leaderboards = _page("leaderboards.html", "leaderboards")

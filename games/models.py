@@ -38,6 +38,29 @@ class Deal(models.Model):
         return f"KL{self.scheme} deal {self.number}"
 
 
+class FlagReview(models.TextChoices):
+    """A reviewer's word on an integrity flag."""
+
+    PENDING = "", "pending"
+    CLEARED = "cleared", "cleared: fair play"
+    CONFIRMED = "confirmed", "confirmed: cheating"
+
+
+# Which finished ranked games a final board leaves out: those a reviewer confirmed as
+# cheating, and those flagged on conclusive evidence that nobody has cleared. The same rule
+# in the ORM and in the ranking's SQL (games.daily.services), side by side so that they agree.
+OFF_FINAL_BOARD = models.Q(flag_review=FlagReview.CONFIRMED) | models.Q(
+    flag_withheld=True, flag_review=FlagReview.PENDING
+)
+OFF_FINAL_BOARD_SQL = (
+    f"(g.flag_review = '{FlagReview.CONFIRMED}'"
+    f" OR (g.flag_withheld AND g.flag_review = '{FlagReview.PENDING}'))"
+)
+# An open board leaves out only the confirmed ones: the others show, under review.
+OFF_OPEN_BOARD = models.Q(flag_review=FlagReview.CONFIRMED)
+OFF_OPEN_BOARD_SQL = f"g.flag_review = '{FlagReview.CONFIRMED}'"
+
+
 class Game(models.Model):
     """One player's game on one deal under one rule set."""
 
@@ -72,12 +95,19 @@ class Game(models.Model):
     daily = models.ForeignKey(
         "DailyDeal", on_delete=models.PROTECT, null=True, blank=True, related_name="games"
     )
-    # The score that ranks a daily attempt: a card returned from a foundation earns nothing
-    # the next time it is placed there. Set when the game ends.
+    # The score that ranks a daily attempt, and the profile's best score: a card returned
+    # from a foundation earns nothing the next time it is placed there. Set when a game ends.
     leaderboard_score = models.IntegerField(null=True, blank=True)
-    # Set by the integrity job; a flagged game leaves the ranking until an admin clears it.
-    flag_reason = models.CharField(max_length=200, blank=True, default="")
-    flag_cleared = models.BooleanField(default=False)
+    # Set by the integrity job (games.daily.integrity): every sign it found, in plain words.
+    # A flagged game is under review until a reviewer clears or confirms it; it leaves the
+    # final board when confirmed, or while its evidence is conclusive (`flag_withheld`) and
+    # nobody has cleared it. `flag_evidence` holds the figures the reviewer sees.
+    flag_reason = models.TextField(blank=True, default="")
+    flag_withheld = models.BooleanField(default=False)
+    flag_review = models.CharField(
+        max_length=9, choices=FlagReview.choices, blank=True, default=FlagReview.PENDING
+    )
+    flag_evidence = models.JSONField(null=True, blank=True)
 
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -110,8 +140,16 @@ class Game(models.Model):
         return self.status != self.Status.PLAYING
 
     @property
-    def is_flagged(self) -> bool:
-        return bool(self.flag_reason) and not self.flag_cleared
+    def under_review(self) -> bool:
+        """Flagged by the integrity check, and no reviewer has said a word yet."""
+        return bool(self.flag_reason) and self.flag_review == FlagReview.PENDING
+
+    @property
+    def off_final_board(self) -> bool:
+        """Left out of its final board (`OFF_FINAL_BOARD`)."""
+        return self.flag_review == FlagReview.CONFIRMED or (
+            self.flag_withheld and self.flag_review == FlagReview.PENDING
+        )
 
 
 class ActionQuerySet(models.QuerySet["Action"]):
@@ -222,10 +260,37 @@ class AttemptOrigin(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        indexes = [models.Index(fields=["created_at"], name="games_origin_created")]
+        indexes = [
+            models.Index(fields=["created_at"], name="games_origin_created"),
+            # The integrity check looks up a board's attempts from one browser or address.
+            models.Index(fields=["daily", "browser"], name="games_origin_daily_browser"),
+            models.Index(fields=["daily", "address"], name="games_origin_daily_address"),
+        ]
 
     def __str__(self) -> str:
         return f"origin of game {self.game_id}"
+
+
+class AttemptLink(models.Model):
+    """Two accounts' ranked attempts at one deal that were started from the same browser or
+    the same client address: evidence the integrity check records for reviewers, whatever
+    it concludes from it. One row per direction, so that each game lists its links.
+    Deleted with the origins (personal data, `ORIGIN_RETENTION`)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="links")
+    other = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    same_browser = models.BooleanField()
+    same_address = models.BooleanField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "other"], name="games_link_game_other"),
+        ]
+        indexes = [models.Index(fields=["created_at"], name="games_link_created")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} linked to {self.other_id}"
 
 
 class LeaderboardSnapshot(models.Model):

@@ -136,6 +136,10 @@ REFUSALS: dict[str, tuple[Callable[[Details], str], str | None]] = {
     "stock_empty": (_plain(_("The stock is empty: turn the waste back over instead")), "3"),
     "stock_not_empty": (_plain(_("The stock still has cards: draw them first")), "3"),
     "undo_limit": (_undo_limit, "6"),
+    "undo_reveal": (
+        _plain(_("In a ranked game an undo can't hide a card you have already seen")),
+        "6",
+    ),
     "waste_top": (_plain(_("Only the top card of the waste plays")), "2.4"),
 }
 

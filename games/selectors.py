@@ -15,7 +15,7 @@ from accounts.models import User
 from games import engine
 from games.errors import GameNotFoundError
 from games.models import Action, DailyStreak, Game
-from games.services import game_code, game_rules, game_setup, game_state
+from games.services import game_code, game_rules, game_setup, game_state, game_undo_refusal
 
 logger = logging.getLogger(__name__)
 
@@ -92,11 +92,14 @@ def game_summary(*, game: Game) -> dict[str, Any]:
 
 
 def game_detail(*, game: Game, state: engine.GameState | None = None) -> dict[str, Any]:
-    """The full game resource of the API spec: summary, `can_undo` and the public position."""
+    """The full game resource of the API spec: summary, `can_undo` (and `undo_refusal`, why
+    not where the rules alone would allow it) and the public position."""
     state = state or game_state(game)
+    undo_refusal = game_undo_refusal(game=game, state=state)
     return {
         **game_summary(game=game),
-        "can_undo": state.can_undo,
+        "can_undo": state.can_undo and undo_refusal is None,
+        "undo_refusal": undo_refusal,
         "state": engine.public_view(state),
     }
 
@@ -210,8 +213,9 @@ def _stats_row(
 
 
 def user_game_stats(*, user: User) -> dict[str, Any]:
-    """A player's finished games: played and won, win rate, best score, fewest moves to win
-    and fastest win, overall and per mode (`D1N`, `D3V`, ...), by aggregate queries.
+    """A player's finished games: played and won, win rate, best score (the leaderboard
+    score, which cycling a card cannot pump), fewest moves to win and fastest win, overall
+    and per mode (`D1N`, `D3V`, ...), by aggregate queries.
 
     Points and dollars do not compare, so the overall best score is the best Normal score.
     """
@@ -223,10 +227,11 @@ def user_game_stats(*, user: User) -> dict[str, Any]:
         "fewest_moves": Min("moves", filter=won),
         "fastest_win_ms": Min("elapsed_ms", filter=won),
     }
-    totals = finished.aggregate(**aggregates, best_score=Max("score", filter=Q(preset="N")))
+    best = "leaderboard_score"  # the score without pumping (games.engine.leaderboard_score)
+    totals = finished.aggregate(**aggregates, best_score=Max(best, filter=Q(preset="N")))
     per_mode = (
         finished.values("draw", "preset")
-        .annotate(**aggregates, best_score=Max("score"))
+        .annotate(**aggregates, best_score=Max(best))
         .order_by("draw", "preset")
     )
     modes = {}

@@ -53,7 +53,15 @@ class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class GameSerializer(GameSummarySerializer):
-    can_undo = serializers.BooleanField()
+    can_undo = serializers.BooleanField(help_text="An undo would be accepted now.")
+    undo_refusal = serializers.ChoiceField(
+        choices=["undo_reveal"],
+        allow_null=True,
+        help_text="Why `can_undo` is false where the rules alone would allow an undo, as a "
+        "refusal `reason`: `undo_reveal`, in a ranked attempt the last action turned a card "
+        "face up for the first time, and an undo may not hide a card the player has seen. "
+        "Otherwise null.",
+    )
     state = PublicStateSerializer()
 
 

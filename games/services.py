@@ -22,7 +22,8 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from accounts.authentication import forget_process_token, user_check_active
 from accounts.models import User
-from config.api import ApplicationError, ConflictError, ForbiddenError
+from accounts.services import AccountRequiredError
+from config.api import ApplicationError, ConflictError
 from config.hooks import Hook
 from config.memo import ProcessMemo
 from games import clock, engine, pool
@@ -59,10 +60,6 @@ game_ended: Hook[[Game, list[str]]] = Hook("games.services.game_ended")
 
 class DailyDealOpenError(ConflictError):
     code = "daily_deal_open"
-
-
-class AccountRequiredError(ForbiddenError):
-    code = "account_required"
 
 
 def deal_get_or_create(*, number: int) -> Deal:
@@ -124,20 +121,47 @@ def _replay(game: Game, log: list[str]) -> engine.ReplayResult:
     return engine.replay(game_setup(game), log)
 
 
+def undo_keeps_seen(game: Game) -> bool:
+    """Whether the game's undo may not hide a card its player has seen: so in a ranked
+    attempt (docs/daily.md, "One ranked attempt"), where an undo that would turn a card face
+    down again is refused (`GameState.check_undo_keeps_seen`). A casual game's undo reaches
+    back 100 actions, whatever they turned up."""
+    return game.daily_id is not None
+
+
+def game_undo_refusal(*, game: Game, state: engine.GameState) -> str | None:
+    """The reason an Undo the engine's rules would take is refused in this game now:
+    `undo_reveal` (see `undo_keeps_seen`), else None. `state` is the game's; one loaded
+    without the step an undo would restore is rebuilt from the log to tell."""
+    if not (state.can_undo and undo_keeps_seen(game)):
+        return None
+    try:
+        revealed = state.last_action_revealed
+    except engine.HistoryNotLoadedError:
+        revealed = _replay(game, _log_notations(game)).state.last_action_revealed
+    return "undo_reveal" if revealed else None
+
+
 def _applied(game: Game, action: engine.Action) -> tuple[engine.GameState, engine.Applied]:
     """`action` applied to the game's state: the new state and what the action did. The state
     is the snapshot's, or for an undo that reaches past the steps the snapshot keeps, the
-    state rebuilt from the log, which has the whole history.
+    state rebuilt from the log, which has the whole history. An undo of a ranked attempt is
+    checked first (`undo_keeps_seen`); a refused action changes nothing.
 
     :raises IllegalMoveApiError: the rules refuse the action; the message names the rule.
     """
-    state = game_state(game)
+    keep_seen = type(action) is engine.Undo and undo_keeps_seen(game)
+
+    def play(state: engine.GameState) -> tuple[engine.GameState, engine.Applied]:
+        if keep_seen:
+            state.check_undo_keeps_seen()
+        return state, state.apply(action)
+
     try:
         try:
-            return state, state.apply(action)
+            return play(game_state(game))
         except engine.HistoryNotLoadedError:
-            state = _replay(game, _log_notations(game)).state
-            return state, state.apply(action)
+            return play(_replay(game, _log_notations(game)).state)
     except engine.IllegalMoveError as exc:
         raise IllegalMoveApiError(
             refusal_message(exc), reason=exc.reason, details=exc.details
@@ -419,7 +443,7 @@ def game_finish_as_it_stands(*, game_id: int) -> Game | None:
 
 def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.GameState:
     """Apply `action` to the locked game's snapshot, append the log rows, save the counters;
-    on the game's end, check it by a full replay."""
+    on the game's end, check it by a full replay and compute its leaderboard score."""
     state, applied = _applied(game, action)
     at_ms = _elapsed_ms(game, now)
     entries = _entries(applied)
@@ -431,6 +455,9 @@ def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.G
         game.elapsed_ms = at_ms
         log = _log_notations(game)
         _check_by_replay(game, state, log)
+        # What ranks a daily attempt and what the profile's best score reads, for every game:
+        # cycling a card between a foundation and a column earns nothing there.
+        game.leaderboard_score = engine.leaderboard_score(game_setup(game), log)
         game_ended(game, log)
     game_update(game, [*IN_PLAY_FIELDS, "finished_at", "elapsed_ms", "leaderboard_score"])
     return state

@@ -17,7 +17,7 @@ from django.utils import timezone
 from config.cache import CACHE_ERRORS
 from games import clock, hints, pool
 from games import services as game_services
-from games.daily import services
+from games.daily import integrity, services
 from games.models import DailyDeal, Game
 
 logger = logging.getLogger(__name__)
@@ -53,8 +53,9 @@ def close_due_boards() -> int:
 
 @shared_task(acks_late=True)
 def check_game_integrity(game_id: int) -> str:
-    """Replay a finished ranked game and check its timing; returns the flag reason or ""."""
-    return services.game_integrity_check(game_id=game_id)
+    """Weigh a finished ranked attempt's evidence (games.daily.integrity); returns its flag reason
+    or ""."""
+    return integrity.game_integrity_check(game_id=game_id)
 
 
 @shared_task(acks_late=True, soft_time_limit=120, time_limit=150)

@@ -85,15 +85,32 @@ def api_client() -> Any:
 
 @pytest.fixture
 def make_user(db: None) -> Callable[..., Any]:
-    """Create a user with a token (one device's); returns (user, token_key)."""
+    """Create a user with a token (one device's); returns (user, token_key).
+
+    The user has the address `<name>@example.com`, verified (ranked play needs one), unless
+    `email` says otherwise ("" for none) or `verified=False` leaves it unverified."""
+    from django.utils import timezone
+
     from accounts.models import User
     from accounts.tokens import token_create
 
     counter = iter(range(1_000_000))
 
-    def make(username: str | None = None, password: str = "correct-horse-battery") -> Any:
+    def make(
+        username: str | None = None,
+        password: str = "correct-horse-battery",
+        *,
+        email: str | None = None,
+        verified: bool = True,
+    ) -> Any:
         name = username or f"player{next(counter)}"
-        user = User.objects.create_user(username=name, password=password)
+        address = f"{name}@example.com" if email is None else email
+        user = User.objects.create_user(
+            username=name,
+            password=password,
+            email=address,
+            email_verified_at=timezone.now() if verified and address else None,
+        )
         _, key = token_create(user=user)
         return user, key
 

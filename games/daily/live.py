@@ -94,14 +94,28 @@ def _ranked(game_id: int) -> Game | None:
 
 
 def live_rank_add(*, game_id: int) -> None:
-    """Put a finished, unflagged ranked game on its board's sorted set (idempotent)."""
+    """Put a finished ranked game on its board's sorted set (idempotent), unless a reviewer
+    confirmed it as cheating (an open board leaves out only those)."""
+    from games.models import FlagReview
+
     if settings.EMBEDDED or cache_paused():
         return
     game = _ranked(game_id)
-    if game is None or game.is_flagged:
+    if game is None or game.flag_review == FlagReview.CONFIRMED:
         return
     key, name, score = _entry(game)
     _on_redis(f"add game {game_id}", lambda client: client.zadd(key, {name: score}))
+
+
+def live_rank_remove(*, game_id: int) -> None:
+    """Take a ranked game off its board's sorted set (a reviewer confirmed it as cheating)."""
+    if settings.EMBEDDED:
+        return
+    game = _ranked(game_id)
+    if game is None:
+        return
+    key, name, _ = _entry(game)
+    _on_redis(f"remove game {game_id}", lambda client: client.zrem(key, name), even_paused=True)
 
 
 def live_rank(*, game: Game) -> tuple[int, int] | None:

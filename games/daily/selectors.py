@@ -92,7 +92,7 @@ def _entry(row: LeaderboardEntry, rules: engine.Rules) -> dict[str, Any]:
         "undos": game.undos,
         "elapsed_ms": game.elapsed_ms,
         "game": row.game_id,
-        "under_review": game.is_flagged,
+        "under_review": game.under_review,
     }
 
 
@@ -104,7 +104,7 @@ _ENTRY_GAME_FIELDS = (
     "undos",
     "elapsed_ms",
     "flag_reason",
-    "flag_cleared",
+    "flag_review",
 )
 
 

@@ -43,8 +43,9 @@ class LeaderboardEntrySerializer(ResultFiguresSerializer):
     user = serializers.CharField()
     game = serializers.IntegerField(help_text="The game's id: its replay, where visible.")
     under_review = serializers.BooleanField(
-        help_text="Flagged by the integrity check: shown while the board is open, left out of "
-        "the final board unless an admin clears it."
+        help_text="Flagged by the integrity check, and no reviewer has cleared or confirmed it "
+        "yet. A confirmed entry leaves the board; one flagged on conclusive evidence leaves "
+        "the final board until a reviewer clears it."
     )
 
 

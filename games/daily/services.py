@@ -14,12 +14,12 @@ from datetime import date, datetime, timedelta
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.backends.utils import CursorWrapper
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.authentication import user_check_active
 from accounts.models import User
+from accounts.services import user_check_verified_email
 from config.api import ApplicationError, ConflictError, NotFoundError
 from config.hooks import Hook
 from games import clock, engine
@@ -27,6 +27,10 @@ from games import services as game_services
 from games.daily import live
 from games.engine import solver
 from games.models import (
+    OFF_FINAL_BOARD,
+    OFF_FINAL_BOARD_SQL,
+    OFF_OPEN_BOARD_SQL,
+    AttemptLink,
     AttemptOrigin,
     DailyDeal,
     DailyStreak,
@@ -185,10 +189,13 @@ def daily_start(
     held meanwhile.
 
     :raises AuthenticationFailed: the account was deactivated.
+    :raises EmailUnverifiedError: the account has no verified e-mail address (a guest is
+        refused with `account_required` instead).
     :raises DailyNotFoundError: unknown mode, or a day that is not open for starts.
     :raises AlreadyPlayedError: the user has finished their attempt.
     """
     user_check_active(user_id=user.pk)
+    user_check_verified_email(user=user)
     mode = daily_mode_check(mode)
     now = timezone.now()
     if not clock.accepts_starts(day, now):
@@ -227,12 +234,11 @@ def _attempt(*, user: User, daily: DailyDeal) -> Game | None:
 
 def daily_game_finished(game: Game, log: list[str]) -> None:
     """`games.services.game_ended`'s receiver (connected in `games.apps`): inside the
-    transaction that ends a ranked attempt, with its whole log, compute its leaderboard
-    score, and after the commit, update the live ranks and queue the integrity check and the
+    transaction that ends a ranked attempt, with its whole log, count a win in its player's
+    streak, and after the commit, update the live ranks and queue the integrity check and the
     ranking job. Other games are left alone."""
     if game.daily_id is None:
         return
-    game.leaderboard_score = engine.leaderboard_score(game_services.game_setup(game), log)
     if game.status == Game.Status.WON:
         _streak_count_win(game)
     game_id = game.pk
@@ -264,9 +270,10 @@ _ENTRY_COLUMNS = "id, snapshot_id, game_id, rank, position"
 
 
 def _ranked_rows_sql(*, final: bool) -> str:
-    """SELECT of a board's entries: RANK() and ROW_NUMBER() over its finished games; on a
-    final board, only the unflagged ones (while it is open, a flagged game stays, shown as
-    under review).
+    """SELECT of a board's entries: RANK() and ROW_NUMBER() over its finished games, less
+    those a reviewer confirmed as cheating and, on a final board, those withheld on
+    conclusive evidence (games.models.OFF_FINAL_BOARD); the other flagged games stay, shown
+    as under review.
 
     Both come from one window over the games sorted by the ranking rule and then by id, so
     tied games take consecutive positions in id order. (One window pass instead of two, one
@@ -290,7 +297,7 @@ def _ranked_rows_sql(*, final: bool) -> str:
                        {", ".join(f"g.{column}" for column in RANK_TIES)}
                 FROM {Game._meta.db_table} g
                 WHERE g.daily_id = %s AND g.status <> 'playing'
-                  {"AND (g.flag_reason = '' OR g.flag_cleared)" if final else ""}
+                  AND NOT {OFF_FINAL_BOARD_SQL if final else OFF_OPEN_BOARD_SQL}
                 ORDER BY {_RANK_ORDER}, game_id ASC
             ) sorted
             WINDOW w AS (ORDER BY {_RANK_ORDER})
@@ -387,8 +394,8 @@ def _snapshot_build(*, snapshot_id: int, daily_id: int, final: bool) -> int:
 
 def daily_rank(*, daily_id: int) -> int:
     """Rank a board: build a new generation of its rank snapshot with set-based SQL (RANK()
-    and ROW_NUMBER() window functions over its finished games, one bulk write; flagged games
-    leave a final board unless cleared), then point the board at it, in one transaction.
+    and ROW_NUMBER() window functions over its finished games, one bulk write; a final board
+    leaves out games.models.OFF_FINAL_BOARD), then point the board at it, in one transaction.
 
     Readers follow the board's pointer, so they see the old snapshot or the new one, never a
     half-built one. Runs on the same board are serialized by a lock on the board's row (FOR NO
@@ -457,7 +464,7 @@ def daily_close(*, daily_id: int, now: datetime | None = None) -> bool:
             return False
         for game in Game.objects.filter(daily=daily, status=Game.Status.PLAYING):
             game_services.game_finish_as_it_stands(game_id=game.pk)
-        # Final first, so that the last ranking leaves out the flagged games.
+        # Final first, so that the last ranking leaves out the withheld and confirmed games.
         daily.finalized_at = now
         daily.save(update_fields=["finalized_at"])
         daily_rank(daily_id=daily.pk)
@@ -488,7 +495,7 @@ def _streak_count_win(game: Game) -> None:
     if _streak_extend(streak, daily.date):
         streak.save(update_fields=["current", "longest", "last_win"])
     elif streak.last_win is not None and streak.last_win > daily.date:
-        _streak_recount(user_id=game.user_id, mode=daily.mode)
+        streak_recount(user_id=game.user_id, mode=daily.mode)
 
 
 def _streak_extend(streak: DailyStreak, day: date) -> bool:
@@ -503,14 +510,15 @@ def _streak_extend(streak: DailyStreak, day: date) -> bool:
     return True
 
 
-def _streak_recount(*, user_id: int, mode: str) -> None:
+def streak_recount(*, user_id: int, mode: str) -> None:
     """Count a player's streaks in a mode again from their ranked wins: the rare cases the
     running count cannot follow (a win out of order, a flag raised or cleared once a board is
-    final). A flagged win counts while its board is open, and not once it is final unless an
-    admin clears it; the current streak ends when a board after the last win is final."""
+    final). A win counts unless its board is final and leaves it out (OFF_FINAL_BOARD: a
+    reviewer confirmed it, or conclusive evidence nobody cleared); the current streak ends
+    when a board after the last win is final."""
     wins = sorted(
         Game.objects.filter(user_id=user_id, daily__mode=mode, status=Game.Status.WON)
-        .exclude(flag_reason__gt="", flag_cleared=False, daily__finalized_at__isnull=False)
+        .exclude(OFF_FINAL_BOARD, daily__finalized_at__isnull=False)
         .values_list("daily__date", flat=True)
     )
     longest = run = 0
@@ -534,13 +542,13 @@ def _streak_recount(*, user_id: int, mode: str) -> None:
 def _streaks_update(*, daily: DailyDeal) -> None:
     """End every streak in the mode whose player did not win this board; extend the streaks of
     its winners not counted yet (`_streak_count_win` counts a win when it happens); count again
-    the players whose win here was flagged and not cleared (it no longer counts).
+    the players whose win here the final board leaves out (it no longer counts).
 
     Must run inside the closing transaction, once per board.
     """
     winners = set(
         Game.objects.filter(daily=daily, status=Game.Status.WON)
-        .exclude(flag_reason__gt="", flag_cleared=False)
+        .exclude(OFF_FINAL_BOARD)
         .values_list("user_id", flat=True)
     )
     DailyStreak.objects.filter(mode=daily.mode, current__gt=0).exclude(user_id__in=winners).exclude(
@@ -563,126 +571,9 @@ def _streaks_update(*, daily: DailyDeal) -> None:
         unique_fields=["user", "mode"],
         update_fields=["current", "longest", "last_win"],
     )
-    flagged = Game.objects.filter(
-        daily=daily, status=Game.Status.WON, flag_reason__gt="", flag_cleared=False
-    ).values_list("user_id", flat=True)
-    for user_id in flagged:
-        _streak_recount(user_id=user_id, mode=daily.mode)
-
-
-def game_integrity_check(*, game_id: int) -> str:
-    """Check a finished ranked game and flag what looks wrong: a log that does not replay to
-    the stored result, inhuman timing, or a sign of a second account (`_second_account`).
-
-    A flagged game stays on its board, marked under review, while the board is open, and
-    leaves the final board unless an admin clears the flag. Returns the flag reason, or ""
-    for a clean game. Idempotent.
-    """
-    game = Game.objects.select_related("deal", "daily", "user").filter(pk=game_id).first()
-    if game is None or not game.is_over or game.daily is None:
-        return ""
-    rows = list(game.actions.order_by("seq").values_list("notation", "at_ms"))
-    log = [n for n, _ in rows]
-    reason = game_services.game_replay_disagreement(
-        game=game, log=log, live=game_services.game_state(game)
-    ) or "; ".join(filter(None, [_inhuman_timing(rows), *_second_account(game, log)]))
-    if reason and not game.flag_reason:
-        Game.objects.filter(pk=game.pk).update(flag_reason=reason[:200])
-        logger.warning("game %s flagged: %s", game_id, reason)
-        if game.daily.is_final:  # the final board leaves flagged games out, and streaks too
-            rank_queue(game.daily)
-            _streak_recount(user_id=game.user_id, mode=game.daily.mode)
-    return reason
-
-
-# A human needs time to see and act: a median gap under this over enough actions is a bot.
-MIN_HUMAN_MEDIAN_GAP_MS = 150
-MIN_ACTIONS_FOR_TIMING = 30
-
-
-def _inhuman_timing(rows: list[tuple[str, int]]) -> str:
-    times = [at for notation, at in rows if not notation.startswith("*")]
-    if len(times) < MIN_ACTIONS_FOR_TIMING:
-        return ""
-    gaps = sorted(b - a for a, b in zip([0, *times], times, strict=False))
-    median = gaps[len(gaps) // 2]
-    if median < MIN_HUMAN_MEDIAN_GAP_MS:
-        return f"inhuman timing: median gap {median} ms over {len(times)} actions"
-    return ""
-
-
-# An account this young whose first ranked game is a flawless win at par is worth a look.
-NEW_ACCOUNT_AGE = timedelta(days=7)
-# A win whose moves follow a solver's winning line this closely was very likely looked up.
-SOLVER_LINE_SHARE = 0.9
-
-
-def _second_account(game: Game, log: list[str]) -> list[str]:
-    """The signs that a ranked game was played with knowledge from another attempt at the
-    same deal (docs/daily.md, "Threat model"):
-
-    - it started from the client address or the browser of another account's attempt at the
-      deal that had finished by then;
-    - a new account's first ranked game won at par or better with no undo;
-    - a win that follows the solver's winning line for at least 90 % of its moves.
-    """
-    daily = game.daily
-    assert daily is not None
-    reasons = []
-    origin = AttemptOrigin.objects.filter(game=game).first()
-    if origin is not None and (origin.address or origin.browser):
-        same = Q(address=origin.address) if origin.address else Q(pk__in=[])
-        if origin.browser:
-            same |= Q(browser=origin.browser)
-        earlier = (
-            AttemptOrigin.objects.filter(same, daily=daily)
-            .exclude(game__user_id=game.user_id)
-            .filter(game__finished_at__lte=game.started_at)
-            .values_list("game_id", flat=True)
-            .first()
-        )
-        if earlier is not None:
-            reasons.append(f"same address or browser as finished attempt {earlier}")
-    if game.status != Game.Status.WON:
-        return reasons
-    first_ranked = not Game.objects.filter(
-        user_id=game.user_id, daily__isnull=False, started_at__lt=game.started_at
-    ).exists()
-    if (
-        first_ranked
-        and game.started_at - game.user.date_joined < NEW_ACCOUNT_AGE
-        and game.moves <= daily.par
-        and game.undos == 0
-    ):
-        reasons.append(
-            f"new account's first ranked game won in {game.moves} moves (par {daily.par})"
-        )
-    share = _line_share(log, daily.solution.split())
-    if share >= SOLVER_LINE_SHARE:
-        reasons.append(f"follows the solver's line for {share:.0%} of its moves")
-    return reasons
-
-
-def _line_share(log: list[str], line: list[str]) -> float:
-    """The share of a log's card moves that follow the card moves of `line` in order: their
-    longest common subsequence over the log's count. Draws and recycles are left out (every
-    line is full of them, so they would match whoever played), and so are undos, the resign
-    and automatic moves."""
-
-    def card_moves(notations: list[str]) -> list[str]:
-        skip = ("draw", "recycle", "undo", "resign")
-        return [n for n in notations if n not in skip and not n.startswith("*")]
-
-    moves, steps = card_moves(log), card_moves(line)
-    if not moves or not steps:
-        return 0.0
-    previous = [0] * (len(steps) + 1)
-    for move in moves:
-        current = [0]
-        for j, step in enumerate(steps):
-            current.append(previous[j] + 1 if move == step else max(previous[j + 1], current[j]))
-        previous = current
-    return previous[-1] / len(moves)
+    withheld = Game.objects.filter(OFF_FINAL_BOARD, daily=daily, status=Game.Status.WON)
+    for user_id in withheld.values_list("user_id", flat=True):
+        streak_recount(user_id=user_id, mode=daily.mode)
 
 
 # How long the origin of a ranked attempt (client address, browser id) is kept.
@@ -690,19 +581,9 @@ ORIGIN_RETENTION = timedelta(days=30)
 
 
 def origins_purge(*, now: datetime | None = None) -> int:
-    """Delete the origins of ranked attempts older than ORIGIN_RETENTION; returns how many."""
+    """Delete the origins of ranked attempts older than ORIGIN_RETENTION, and the links the
+    integrity check found between them; returns how many origins."""
     now = now or timezone.now()
+    AttemptLink.objects.filter(created_at__lt=now - ORIGIN_RETENTION).delete()
     deleted, _ = AttemptOrigin.objects.filter(created_at__lt=now - ORIGIN_RETENTION).delete()
     return deleted
-
-
-def daily_flag_clear(*, game_id: int) -> None:
-    """An admin's word that a flagged game is fine: it rejoins the ranking."""
-    with transaction.atomic():
-        updated = Game.objects.filter(pk=game_id).exclude(flag_reason="").update(flag_cleared=True)
-        if updated:
-            game = Game.objects.select_related("daily").get(pk=game_id)
-            if game.daily is not None:
-                rank_queue(game.daily)
-                _streak_recount(user_id=game.user_id, mode=game.daily.mode)
-                transaction.on_commit(lambda: live.live_rank_add(game_id=game_id))

@@ -39,7 +39,7 @@ from .errors import (
 )
 from .jsonio import action_from_dict, action_to_dict, auto_from_dict
 from .notation import format_action, format_actions, parse_action, parse_actions
-from .replay import Outcome, ReplayResult, replay
+from .replay import Outcome, ReplayResult, net_line, replay
 from .rules import PRESETS, Rules, format_score
 from .scoring import leaderboard_score
 from .state import UNDO_LIMIT, Applied, GameState, HistoryNotLoadedError, RawPosition
@@ -93,6 +93,7 @@ __all__ = [
     "from_full_view",
     "full_view",
     "leaderboard_score",
+    "net_line",
     "parse_action",
     "parse_actions",
     "public_view",

@@ -55,6 +55,7 @@ ILLEGAL_MOVE_REASONS = frozenset(
         "stock_empty",
         "stock_not_empty",
         "undo_limit",
+        "undo_reveal",
         "waste_top",
     }
 )

@@ -29,6 +29,7 @@ __all__ = [
     "face_up_cards",
     "initial_state",
     "log_action",
+    "net_line",
     "replay",
 ]
 
@@ -101,6 +102,28 @@ def log_action(item: Action | str | Mapping[str, Any]) -> Action:
     if isinstance(item, Mapping):
         return auto_from_dict(dict(item))
     return item
+
+
+def net_line(log: Iterable[str]) -> list[str]:
+    """The entries of a log that stand: each undo takes out the action it reverts, with the
+    automatic moves that action set off (entries starting with ``*``); the undos go too.
+
+    What a game comes to whatever was tried and taken back, so that a verdict on the line
+    of play cannot be changed by padding it with undone actions.
+
+    >>> net_line(["draw", "undo", "t1-f1", "draw", "undo", "draw"])
+    ['t1-f1', 'draw']
+    """
+    kept: list[list[str]] = []
+    for entry in log:
+        if entry == "undo":
+            if kept:
+                kept.pop()
+        elif entry.startswith("*") and kept:
+            kept[-1].append(entry)
+        else:
+            kept.append([entry])
+    return [entry for group in kept for entry in group]
 
 
 def replay(

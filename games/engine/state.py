@@ -372,6 +372,62 @@ class GameState:
         return self._status == "playing" and bool(self._history or self._unloaded)
 
     @property
+    def last_action_revealed(self) -> bool:
+        """True when the action an undo would revert turned a card face up for the first
+        time: a tableau card it flipped, or a stock card it drew in the first pass through
+        the stock (no recycle yet). False when there is nothing to undo.
+
+        Exact as long as no such undo was ever applied (:meth:`check_undo_keeps_seen`): a
+        flipped tableau card then stays face up, and every card in the stock after a recycle
+        was drawn in the first pass. Otherwise it may say True of a card seen before, never
+        False of a card not seen.
+
+        >>> g = GameState.from_code("KL1-D1N-AAAAAAG")
+        >>> _ = g.apply(Tap("t1")); g.last_action_revealed  # AD to f3: t1 had no other card
+        False
+        >>> _ = g.apply(Tap("t7")); g.last_action_revealed  # AH to f2 turns 4D face up
+        True
+
+        :raises HistoryNotLoadedError: the step an undo would restore was not loaded (see
+            :attr:`history_complete`): rebuild the state from the log.
+        """
+        if not self._history:
+            if self._unloaded:
+                raise HistoryNotLoadedError(
+                    "this state was loaded without its undo history: rebuild it from the log"
+                )
+            return False
+        before = self._history[-1]
+        if before[7] > self._hidden:  # `_hidden`: fewer face-down tableau cards
+            return True
+        # A draw of the first pass: the stock shrank, and no recycle before or after.
+        return before[6] == 0 and self._passes == 0 and len(before[3]) > len(self._stock)
+
+    def check_undo_keeps_seen(self) -> None:
+        """Refuse, before :meth:`undo`, an undo that would hide a card the player has seen
+        (see :attr:`last_action_revealed`); the caller decides where this rule applies.
+        Does nothing when the undo would be refused anyway (game over, nothing to undo).
+
+        >>> g = GameState.from_code("KL1-D1N-AAAAAAG")
+        >>> _ = g.apply(Draw())  # the first pass: the drawn card was never seen before
+        >>> try:
+        ...     g.check_undo_keeps_seen()
+        ... except IllegalMoveError as e:
+        ...     print(e.reason)
+        undo_reveal
+
+        :raises IllegalMoveError: reason ``undo_reveal``: the last action turned a card face
+            up for the first time.
+        :raises HistoryNotLoadedError: as :attr:`last_action_revealed`.
+        """
+        if self._status == "playing" and self.last_action_revealed:
+            raise IllegalMoveError(
+                "an undo here may not hide a card the player has seen: the last action turned "
+                "one face up for the first time",
+                "undo_reveal",
+            )
+
+    @property
     def history_complete(self) -> bool:
         """False when undo steps exist that are not in memory: the state was loaded from a
         snapshot saved without its history. :meth:`undo` may then need the state rebuilt

@@ -36,7 +36,10 @@ def test_token_flow(api_client):
     assert me.status_code == 200
     body = me.json()
     assert body["username"] == "Alice"
-    assert set(body) == {"id", "username", "date_joined", "is_guest", "language", "stats"}
+    assert set(body) == {
+        "id", "username", "date_joined", "is_guest", "language", "email", "email_verified", "stats"
+    }  # fmt: skip
+    assert (body["email"], body["email_verified"]) == ("alice@example.com", False)
     assert body["stats"]["played"] == 0 and body["stats"]["won"] == 0
 
     assert api_client.post("/api/v1/auth/logout").status_code == 204

@@ -166,8 +166,17 @@ def test_ranked_dailies_need_an_account():
         assert refused.status_code == 403
         assert refused.json()["error"]["code"] == "account_required"
         assert not Game.objects.filter(kind=Game.Kind.DAILY).exists()
-        # After signing up, the same browser starts its ranked attempt.
+        # After signing up, the same browser needs a verified address, then starts its
+        # ranked attempt.
         _post(browser, csrf, "/api/v1/auth/register", {"username": "erin", "password": PASSWORD})
+        unverified = browser.post(
+            "/api/v1/daily/2026-11-30/D1N/start", content_type=JSON, HTTP_X_CSRFTOKEN=str(csrf)
+        )
+        assert unverified.status_code == 403
+        assert unverified.json()["error"]["code"] == "email_unverified"
+        User.objects.filter(username="erin").update(
+            email="erin@example.com", email_verified_at=timezone.now()
+        )
         started = browser.post(
             "/api/v1/daily/2026-11-30/D1N/start", content_type=JSON, HTTP_X_CSRFTOKEN=str(csrf)
         )

@@ -110,14 +110,24 @@ def wait_until(page: Any, expression: str, arg: Any = None, timeout_s: float = 1
         page.wait_for_timeout(50)
 
 
-def sign_up(page: Any, username: str | None = None) -> str:
-    """Signs a new user up through the sign-up form; returns the name."""
+def sign_up(page: Any, username: str | None = None, *, verified: bool = True) -> str:
+    """Signs a new user up through the sign-up form; returns the name. Unless `verified` is
+    False, the account then gets the verified address `<name>@example.com`, as if its link
+    had been opened (ranked play needs one; tests/accounts test the link itself)."""
     name = username or f"e2e{next(_names)}"
     page.goto("/signup")
     page.fill("#username", name)
     page.fill("#password", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(re.compile(r"/daily$"))
+    if verified:
+        from django.utils import timezone
+
+        from accounts.models import User
+
+        User.objects.filter(username=name).update(
+            email=f"{name}@example.com", email_verified_at=timezone.now()
+        )
     return name
 
 

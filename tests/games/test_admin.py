@@ -1,10 +1,10 @@
-"""Admin lists deals, games and logs read-only, and clears integrity flags."""
+"""Admin lists deals, games and logs read-only (the review of integrity flags:
+tests/games/daily/test_integrity_review.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from games.models import Game
 from games.services import game_start
 
 pytestmark = pytest.mark.django_db
@@ -27,14 +27,3 @@ def test_admin_pages_are_read_only(staff_client, make_user):
     assert staff_client.post(f"/admin/games/game/{game.pk}/delete/").status_code == 403
     page = staff_client.get(f"/admin/games/game/{game.pk}/change/").content.decode()
     assert 'name="status"' not in page  # no editable form fields
-
-
-def test_admin_clears_a_flag(staff_client, make_user):
-    user, _ = make_user()
-    game = game_start(user=user, code="KL1-D1N-AAAAAAG")
-    Game.objects.filter(pk=game.pk).update(flag_reason="inhuman timing")
-    response = staff_client.post(
-        "/admin/games/game/", {"action": "clear_flags", "_selected_action": [game.pk]}
-    )
-    assert response.status_code == 302
-    assert Game.objects.get(pk=game.pk).flag_cleared is True

@@ -21,6 +21,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games import engine
+from games.daily import integrity
 from games.daily import services as daily_services
 from games.models import Action, DailyDeal, Game, LeaderboardSnapshot
 from games.services import game_analyse
@@ -184,7 +185,7 @@ def test_a_daily_board_as_the_service_role(service, api_client, make_user):
         assert won["status"] == "won"
         lost = _act(loser, loser.post(start, format="json").json(), "resign")
         for game in (won, lost):  # the integrity check each end sends to a worker
-            daily_services.game_integrity_check(game_id=game["id"])
+            integrity.game_integrity_check(game_id=game["id"])
         # Ranking builds each generation as a partition table of the role's own, in its schema.
         assert daily_services.daily_rank(daily_id=daily.pk) == 2
         assert daily_services.daily_rank(daily_id=daily.pk) == 2

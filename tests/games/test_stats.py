@@ -16,6 +16,7 @@ def _finish(game: Game, *, status: str, score: int | None, moves: int, elapsed_m
     Game.objects.filter(pk=game.pk).update(
         status=status,
         score=score,
+        leaderboard_score=score,  # as a game's end sets it (no card cycled here)
         moves=moves,
         elapsed_ms=elapsed_ms,
         finished_at=game.started_at + timedelta(milliseconds=elapsed_ms),

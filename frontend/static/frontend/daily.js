@@ -8,6 +8,7 @@ import { confirmDialog } from "./site.js";
 const root = document.querySelector("[data-daily]");
 const list = root.querySelector("[data-challenges]");
 const noticeBox = root.querySelector("[data-notice]");
+const offerBox = root.querySelector("[data-verify-offer]");
 
 function notice(text) {
   noticeBox.textContent = text;
@@ -86,9 +87,47 @@ async function start(day, challenge) {
   } catch (error) {
     if (error.status === 401) return requireSignIn();
     if (error.code === "account_required") return location.assign("/signup?next=/daily");
+    if (error.code === "email_unverified") return offerVerification(error.message);
     notice(error.message);
     load();
   }
+}
+
+/** A ranked start refused for want of a verified e-mail address (403 `email_unverified`): the
+ *  server's explanation, a field for the address when the account has none, and a button that
+ *  has the link e-mailed. The start is the player's to try again once the link is opened. */
+async function offerVerification(message) {
+  const me = await currentUser();
+  const form = el("form", { novalidate: true }, el("p", { text: message }));
+  if (!me || !me.email) {
+    form.append(el("label", { for: "verify-email", text: _("Your e-mail address") }),
+      el("input", { id: "verify-email", name: "email", type: "email", required: true, maxlength: "254", autocomplete: "email" }));
+  }
+  const button = el("button", { class: "button", type: "submit", text: _("Send me the link") });
+  const said = el("p", { role: "status", "data-verify-status": "" });
+  form.append(button, said);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    try {
+      const field = form.elements.email;
+      const sent = field
+        ? await api("POST", "/api/v1/me/email", { email: field.value })
+        : await api("POST", "/api/v1/me/email/verification");
+      said.textContent = sent.email_verified
+        ? _("Your address is verified: start your attempt again.")
+        : say(_("The link is on its way to %(email)s. Open it, then start your attempt."), { email: sent.email });
+    } catch (error) {
+      const fields = error.data && error.data.fields;
+      said.textContent = fields ? Object.values(fields).flat().join(" ") : error.message;
+    } finally {
+      button.disabled = false;
+    }
+  });
+  notice("");
+  offerBox.replaceChildren(form);
+  offerBox.hidden = false;
+  (form.elements.email || button).focus();
 }
 
 async function load() {

@@ -33,7 +33,7 @@ function row(entry, showReplays) {
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null, "data-user": entry.user },
     el("td", { class: "num", text: String(entry.rank) }),
     el("td", { class: "player" }, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user, title: entry.user }), mine ? el("span", { class: "sr-only", text: ` ${_("(you)")}` }) : null,
-      entry.under_review ? el("span", { class: "muted review", text: ` ${_("under review")}`, title: _("Flagged by the integrity check: it leaves the final board unless an admin clears it.") }) : null),
+      entry.under_review ? el("span", { class: "muted review", text: ` ${_("under review")}`, title: _("Flagged by the integrity check: a reviewer will clear it, or take it off the board.") }) : null),
     // A phone shows the short form (site.css), so that every column fits its width.
     el("td", { class: "result", "data-short": entry.won ? "✓" : "✗", text: entry.won ? _("Won") : _("Not won") }),
     el("td", { class: "num", text: formatScore(entry.score, entry.score_display) || "—" }),

@@ -74,6 +74,7 @@ const REASONS = {
   stock_draw_only: () => _("Cards leave the stock only by drawing."),
   nothing_to_undo: () => _("Nothing to undo."),
   undo_limit: (d) => say(ngettext("Undo goes back at most %(limit)s move.", "Undo goes back at most %(limit)s moves.", d.limit), { limit: formatNumber(d.limit) }),
+  undo_reveal: () => _("In a ranked game an undo can't hide a card you have already seen."),
   automatic: () => _("Automatic moves are played by the game itself."),
   game_over: () => _("This game is over."),
 };
@@ -96,6 +97,10 @@ export function analysisText(analysis, move) {
       return analysis.message;
   }
 }
+
+/** Why Undo is off where the rules alone would allow it: the game resource's `undo_refusal`
+ *  (a refusal `reason`, docs/api.md) in words; "" for none. */
+export const undoRefusalText = (reason) => (reason && REASONS[reason] ? REASONS[reason]({}) : "");
 
 /** The reason the rules refuse `action` in `state`, as the page sees it, for an answer
  *  that names none the page knows: `[reason, details]` in the API's terms. */

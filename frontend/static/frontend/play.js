@@ -8,7 +8,7 @@ import { Board } from "./board.js";
 import { cardName, describeChange, pileTarget } from "./cards.js";
 import { predict } from "./engine.js";
 import { formatDuration, formatMoves, formatNumber, formatScore, gettext as _, interpolate as say, ngettext } from "./i18n.js";
-import { errorText } from "./messages.js";
+import { errorText, undoRefusalText } from "./messages.js";
 import { confirmDialog, loadSettings, showAccount } from "./site.js";
 
 const root = document.querySelector("[data-play]");
@@ -32,6 +32,10 @@ let waitingTimer = null;
 let toastTimer = null;
 
 const board = new Board($("[data-board]"), { interactive: true, onAction: act, message: toast, status: boardStatus });
+// Why Undo is off when the rules alone would allow it (a ranked attempt's undo may not hide a
+// card seen, docs/daily.md): the button's title, and its description for screen readers.
+const undoNote = el("span", { class: "sr-only", id: "undo-note", "data-undo-note": "" });
+$("[data-undo]").closest(".toolbar").after(undoNote);
 
 function announce(text) {
   // Re-setting the same text is not re-read by screen readers; a blank first makes it so.
@@ -165,7 +169,14 @@ function updateStatus() {
   $("[data-passes]").textContent = limited ? `${pass.pass}/${pass.passes}` : pass.pass;
   $("[data-passes-wrap]").title = limited ? say(_("Pass %(pass)s of %(passes)s through the stock"), pass) : _("Unlimited passes through the stock");
   tick();
-  $("[data-undo]").disabled = !isPlaying() || !game.can_undo;
+  const undoButton = $("[data-undo]");
+  const undoWhy = isPlaying() ? undoRefusalText(game.undo_refusal) : "";
+  undoButton.disabled = !isPlaying() || !game.can_undo;
+  undoNote.textContent = undoWhy;
+  for (const [name, value] of [["title", undoWhy], ["aria-describedby", undoNote.id]]) {
+    if (undoWhy) undoButton.setAttribute(name, value);
+    else undoButton.removeAttribute(name);
+  }
   $("[data-resign]").disabled = !isPlaying();
   $("[data-hint]").hidden = game.kind === "daily";
   $("[data-hint]").disabled = !isPlaying();
@@ -359,8 +370,11 @@ function showHint(move, searching) {
   boardStatus(searching ? say(_("%(hint)s (no winning line found yet; still looking)"), { hint: text }) : text);
 }
 
+/** Undo, from the button or the keyboard; a key pressed where the game refuses it says why. */
 function undo() {
-  if (isPlaying() && game.can_undo) act({ action: "undo" });
+  if (!isPlaying()) return;
+  if (game.can_undo) act({ action: "undo" });
+  else if (game.undo_refusal) toast(undoRefusalText(game.undo_refusal));
 }
 
 $("[data-new]").addEventListener("click", openNewGame);

@@ -1,5 +1,5 @@
-// Shared page code: the account bar, the sign-in / sign-up and password reset forms, the
-// display settings and the language picker.
+// Shared page code: the account bar, the sign-in / sign-up, password reset and e-mail
+// verification forms, the display settings and the language picker.
 import { api, currentUser, el } from "./api.js";
 import { gettext as _ } from "./i18n.js";
 
@@ -128,6 +128,18 @@ function wireResetForm() {
   });
 }
 
+/** The page of a verification e-mail's link: verifies the address when the player asks. */
+function wireVerifyForm() {
+  const form = document.querySelector("[data-verify-form]");
+  if (!form) return;
+  onSubmit(form, async () => {
+    const { uid, token } = form.dataset;
+    await api("POST", "/api/v1/auth/verify-email", { uid, token });
+    form.hidden = true;
+    document.querySelector("[data-verify-done]").hidden = false;
+  });
+}
+
 /** Buttons with `data-open-dialog` open that dialog; the settings dialog saves as you tick. */
 function wireDialogs() {
   for (const button of document.querySelectorAll("[data-open-dialog]")) {
@@ -193,4 +205,5 @@ currentUser().then(showAccount);
 wireLanguage();
 wireAuthForm();
 wireResetForm();
+wireVerifyForm();
 wireDialogs();

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from games import engine
+from games.daily import integrity
 from games.daily import services as daily_services
 from games.models import AttemptOrigin, DailyDeal, Game
 from tests.games.daily.conftest import DAY, at
@@ -90,12 +91,6 @@ def _resign_at_once(client: APIClient) -> dict[str, Any]:
     return _act(client, game, "resign")
 
 
-def _flag(game: dict[str, Any]) -> str:
-    """The integrity check's verdict on a finished game (the task a commit sends)."""
-    daily_services.game_integrity_check(game_id=game["id"])
-    return Game.objects.get(pk=game["id"]).flag_reason
-
-
 def _close(clock: Any, daily: DailyDeal) -> None:
     clock(at(DAY + timedelta(days=1), 1, 30))
     assert daily_services.daily_close(daily_id=daily.pk)
@@ -133,14 +128,14 @@ def test_the_owners_redacted_replay_lists_the_cards_each_action_turned_up(daily,
     _, key = make_user()
     owner = _client(key)
     game = _start(owner).json()
-    log = ["draw", "draw", "undo", "draw"]
+    log = ["draw", "draw", "draw"]  # (an undo of a first-pass draw is refused in ranked play)
     for notation in log:
         game = _act(owner, game, notation)
     game = _act(owner, game, "resign")
     replay = owner.get(f"/api/v1/games/{game['id']}/replay").json()
     stock = engine.full_view(_deal_state(daily))["stock"]
     assert [a["revealed"] for a in replay["actions"]] == [
-        [stock[0]], [stock[1]], [], [stock[1]], []
+        [stock[0]], [stock[1]], [stock[2]], []
     ]  # fmt: skip
     assert set(CARD_RE.findall(json.dumps(replay))) <= _seen(daily, [*log, "resign"])
 
@@ -216,17 +211,139 @@ def test_a_deactivated_account_stops_at_once(daily, make_user):
     assert Game.objects.get(pk=casual["id"]).seq == 0
 
 
-# --- Second accounts ----------------------------------------------------------------------
+# --- Second accounts, scripts and pumping (the attacks of issue "Fair play, round two") ---
 
 
-def test_a_start_from_the_address_of_a_finished_attempt_is_flagged(daily, make_user):
+def _browser(client: APIClient, browser_id: str) -> APIClient:
+    from config.browser import BROWSER_COOKIE
+
+    client.cookies[BROWSER_COOKIE] = browser_id
+    return client
+
+
+def _established(user: Any) -> Any:
+    """An account that joined weeks before the day."""
+    from accounts.models import User
+
+    User.objects.filter(pk=user.pk).update(date_joined=at(DAY - timedelta(days=40), 9))
+    return user
+
+
+def _timed(
+    client: APIClient, game: dict[str, Any], notations: list[str], clock: Any, gap_ms: int
+) -> dict[str, Any]:
+    """Send `notations` `gap_ms` apart on the server's clock (time stands still otherwise)."""
+    from django.utils import timezone
+
+    now = timezone.now()
+    for notation in notations:
+        now += timedelta(milliseconds=gap_ms)
+        clock(now)
+        game = _act(client, game, notation)
+    return game
+
+
+def _some_moves(daily: DailyDeal, count: int, *, seed: int = 0) -> list[str]:
+    """`count` legal actions of a player of its own (no undo, no resign)."""
+    import random
+
+    chooser = random.Random(seed)
+    state = _deal_state(daily)
+    line = []
+    for _ in range(count):
+        legal = [a for a in state.legal_moves() if not isinstance(a, engine.Resign | engine.Undo)]
+        if not legal:
+            break
+        action = chooser.choice(legal)
+        state.apply(action)
+        line.append(engine.format_action(action))
+    return line
+
+
+def _flag(game: dict[str, Any]) -> str:
+    """The integrity check's verdict on a finished game (the task a commit sends)."""
+    integrity.game_integrity_check(game_id=game["id"])
+    return Game.objects.get(pk=game["id"]).flag_reason
+
+
+def test_an_attempt_left_open_while_a_scout_plays_is_flagged_with_the_scout(
+    daily, make_user, clock
+):
+    """Order does not dodge the rule: A starts first and finishes last."""
+    a_user, a_key = make_user("main")
+    _established(a_user)
+    _, b_key = make_user("scout")
+    main = _browser(_client(a_key, REMOTE_ADDR="203.0.113.7"), "a" * 32)
+    scout = _browser(_client(b_key, REMOTE_ADDR="203.0.113.7"), "a" * 32)
+    a_game = _start(main).json()
+    b_game = _timed(scout, _start(scout).json(), _some_moves(daily, 20), clock, 1200)
+    b_game = _act(scout, b_game, "resign")
+    assert "same browser as main's attempt" in _flag(b_game)  # A is still playing
+    a_game = _timed(main, a_game, [*_some_moves(daily, 12, seed=1), "resign"], clock, 1500)
+    assert "same browser as scout's attempt" in _flag(a_game)
+    assert "same browser as main's attempt" in Game.objects.get(pk=b_game["id"]).flag_reason
+    assert not Game.objects.get(pk=a_game["id"]).flag_withheld  # a link: a reviewer decides
+
+
+def test_padding_a_solver_line_with_undos_changes_no_verdict(daily, make_user, clock):
+    """The solver's line with every fifth card move sent as move, undo, move again (where
+    the undo is allowed: one that would hide a card turned up is refused in ranked play)."""
+    _, key = make_user("fresh")
+    client = _client(key)
+    state = _deal_state(daily)
+    padded, card_moves = [], 0
+    for notation in daily.solution.split():
+        state.apply(engine.parse_action(notation))
+        padded.append(notation)
+        if notation not in ("draw", "recycle"):
+            card_moves += 1
+            if card_moves % 5 == 0 and not state.last_action_revealed and not state.is_over:
+                padded += ["undo", notation]
+    game = _timed(client, _start(client).json(), padded, clock, 1100)  # human pace
+    assert game["status"] == "won"
+    reason = _flag(game)
+    assert "follows the solver's line for 100% of its net moves" in reason
+    stored = Game.objects.get(pk=game["id"])
+    assert stored.flag_withheld and stored.undos > 3
+    assert stored.flag_evidence["net_moves"] == daily.par
+
+
+def test_honest_neighbours_behind_one_address_are_not_flagged_and_stay_on_the_final_board(
+    daily, make_user, clock, api_client
+):
+    names = ["first", "second", "third"]
+    keys = {name: make_user(name)[1] for name in names}
+    games = []
+    for i, name in enumerate(names):  # one after the other, each in a browser of their own
+        client = _browser(_client(keys[name], REMOTE_ADDR="198.51.100.20"), str(i) * 32)
+        game = _timed(client, _start(client).json(), _some_moves(daily, 15 + i, seed=i), clock,
+                      1300)  # fmt: skip
+        games.append(_act(client, game, "resign"))  # even a plain resign
+    for game in games:
+        assert _flag(game) == ""
+    from games.models import AttemptLink
+
+    assert AttemptLink.objects.filter(same_address=True, same_browser=False).count() == 6
+    _close(clock, daily)
+    board = api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()
+    assert sorted(e["user"] for e in board["entries"]) == names
+    assert not any(e["under_review"] for e in board["entries"])
+
+
+def test_a_scout_that_resigns_at_once_from_the_same_address_flags_the_main_account(
+    daily, make_user, clock
+):
+    """Last round's scout: a script (no browser cookie) resigns at move 0; the main account,
+    an old one, then plays a line of its own."""
     _, b_key = make_user("second")
-    _, a_key = make_user("main")
+    a_user, a_key = make_user("main")
+    _established(a_user)
     _resign_at_once(_client(b_key, REMOTE_ADDR="203.0.113.7"))
     # A forged X-Forwarded-For does not hide the connection's own address.
     main = _client(a_key, REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR="198.51.100.1")
-    game = _win(main, daily)
-    assert "same address or browser" in _flag(game)
+    game = _timed(main, _start(main).json(), [*_some_moves(daily, 20), "resign"], clock, 1400)
+    assert "same address as second's attempt" in _flag(game)
+    assert "which ended after 0 moves" in Game.objects.get(pk=game["id"]).flag_reason
     assert AttemptOrigin.objects.get(game_id=game["id"]).address == "203.0.113.7"
 
 
@@ -245,7 +362,7 @@ def test_a_start_from_the_browser_of_a_finished_attempt_is_flagged(daily, make_u
     other_network.cookies[BROWSER_COOKIE] = cookie
     game = _start(other_network).json()
     game = _act(other_network, game, "resign")
-    assert "same address or browser" in _flag(game)
+    assert "same browser" in _flag(game)
 
 
 def test_different_addresses_and_browsers_are_not_flagged(daily, make_user):
@@ -256,16 +373,43 @@ def test_different_addresses_and_browsers_are_not_flagged(daily, make_user):
     assert _flag(game) == ""
 
 
-def test_a_new_accounts_flawless_first_win_at_par_is_flagged(daily, make_user):
-    _, key = make_user()
-    game = _win(_client(key), daily)
+@pytest.mark.parametrize("gap_ms", [5, 160])
+def test_a_script_is_caught_by_its_timing(daily, make_user, clock, gap_ms):
+    """The bot at 5 ms of the last round, and a script that waits 0.16 s."""
+    user, key = make_user()
+    _established(user)
+    client = _client(key)
+    game = _timed(client, _start(client).json(), [*_some_moves(daily, 60), "resign"], clock,
+                  gap_ms)  # fmt: skip
     reason = _flag(game)
-    assert "new account's first ranked game" in reason
-    assert "follows the solver's line for 100%" in reason
+    assert "inhuman timing" in reason, reason
+    assert Game.objects.get(pk=game["id"]).flag_withheld
+
+
+def test_the_solver_line_copied_at_200_ms_is_flagged(daily, make_user, clock):
+    user, key = make_user()
+    _established(user)
+    client = _client(key)
+    game = _timed(client, _start(client).json(), daily.solution.split(), clock, 200)
+    assert "follows the solver's line for 100%" in _flag(game)
+
+
+def test_a_new_accounts_first_win_at_par_is_a_sign_not_a_flag(daily, make_user, clock):
+    """Honest newcomers often win in fewer moves than par (the solver's first line): alone, it
+    is recorded for reviewers; with a shared address it flags."""
+    from games.daily.integrity import _own_evidence
+
+    _, key = make_user()
+    game = _timed(_client(key), _start(_client(key)).json(), daily.solution.split(), clock, 1500)
+    evidence = Game.objects.get(pk=game["id"])
+    figures, _ = _own_evidence(evidence, [], daily.solution.split())
+    assert figures["signs"] == [
+        f"a new account's first ranked game, won in {daily.par} net moves (par {daily.par})"
+    ]
 
 
 def test_only_card_moves_count_towards_the_solver_line_share(daily):
-    from games.daily.services import _line_share
+    from games.daily.integrity import _line_share
 
     line = daily.solution.split()
     card_moves = [n for n in line if n not in ("draw", "recycle")]
@@ -275,30 +419,54 @@ def test_only_card_moves_count_towards_the_solver_line_share(daily):
     assert _line_share(line[: len(line) // 2], line) == 1.0  # a prefix follows it all along
 
 
-def test_flagged_entries_are_under_review_while_open_and_leave_the_final_board(
+def test_cycling_a_card_does_not_pump_the_profiles_best_score(make_user, api_client):
+    """Twenty foundation → column → foundation cycles: the profile's best score is the
+    leaderboard score of the game, not its in-game score."""
+    from games.services import game_start
+
+    user, key = make_user("pumper")
+    client = _client(key)
+    game = game_start(user=user, code="KL1-D1N-AAAAAAK")  # its t1 card goes home and back
+    body = _act(client, client.get(f"/api/v1/games/{game.pk}").json(), "t1-f1")
+    for _ in range(20):
+        body = _act(client, _act(client, body, "f1-t7"), "t7-f1")
+    body = _act(client, body, "resign")
+    stored = Game.objects.get(pk=game.pk)
+    assert stored.score > stored.leaderboard_score == 10
+    stats = api_client.get("/api/v1/users/pumper").json()["stats"]
+    assert stats["best_score"] == 10 and stats["modes"]["D1N"]["best_score"] == 10
+
+
+def test_flagged_entries_stay_under_review_until_a_reviewer_confirms_them(
     daily, finished_attempt, clock, api_client
 ):
+    from games.daily.integrity import game_flag_review
+    from games.models import FlagReview
+
     honest = finished_attempt(daily, username="honest", won=True, score=600, moves=150,
                               elapsed_ms=300_000)  # fmt: skip
-    sybil = finished_attempt(daily, username="sybil", won=True, score=700, moves=110,
-                             elapsed_ms=9_000)  # fmt: skip
-    Game.objects.filter(pk=sybil.pk).update(flag_reason="same address or browser as ...")
+    linked = finished_attempt(daily, username="linked", won=True, score=700, moves=110,
+                              elapsed_ms=9_000)  # fmt: skip
+    bot = finished_attempt(daily, username="bot", won=True, score=800, moves=100,
+                           elapsed_ms=1_000)  # fmt: skip
+    Game.objects.filter(pk=linked.pk).update(flag_reason="same browser as x's attempt 1")
+    Game.objects.filter(pk=bot.pk).update(flag_reason="inhuman timing: ...", flag_withheld=True)
     daily_services.daily_rank(daily_id=daily.pk)
     path = f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N"
-    entries = api_client.get(path).json()["entries"]
-    assert [(e["user"], e["under_review"]) for e in entries] == [
-        ("sybil", True), ("honest", False)
-    ]  # fmt: skip
+
+    def board() -> list[tuple[str, bool]]:
+        return [(e["user"], e["under_review"]) for e in api_client.get(path).json()["entries"]]
+
+    assert board() == [("bot", True), ("linked", True), ("honest", False)]
     _close(clock, daily)
-    entries = api_client.get(path).json()["entries"]
-    assert [e["user"] for e in entries] == ["honest"]
-    daily_services.daily_flag_clear(game_id=sybil.pk)  # an admin's word
+    assert board() == [("linked", True), ("honest", False)]  # conclusive evidence: withheld
+    assert game_flag_review(game_id=linked.pk, review=FlagReview.CONFIRMED)
     daily_services.daily_rank(daily_id=daily.pk)
-    entries = api_client.get(path).json()["entries"]
-    assert [(e["user"], e["under_review"]) for e in entries] == [
-        ("sybil", False), ("honest", False)
-    ]  # fmt: skip
-    del honest
+    assert board() == [("honest", False)]
+    assert game_flag_review(game_id=bot.pk, review=FlagReview.CLEARED)
+    daily_services.daily_rank(daily_id=daily.pk)
+    assert board() == [("bot", False), ("honest", False)]
+    assert not game_flag_review(game_id=honest.pk, review=FlagReview.CONFIRMED)  # no flag
 
 
 def test_origins_are_kept_30_days(daily, make_user, clock):
@@ -348,6 +516,8 @@ def test_no_answer_names_a_card_its_caller_has_not_seen(transactional_db, clock,
     """Random ranked games (a winner who plays the solver's line, players who make random
     legal moves and resign or stop, a spectator): every answer of every endpoint to each of
     them names only cards that this caller saw in their own game of the deal."""
+    from django.utils import timezone
+
     from accounts.models import User
     from accounts.tokens import token_create
 
@@ -356,7 +526,12 @@ def test_no_answer_names_a_card_its_caller_has_not_seen(transactional_db, clock,
     n = User.objects.count()
     callers: dict[str, APIClient] = {}
     for role in ("winner", "a", "b", "spectator"):
-        user = User.objects.create_user(username=f"{role}{n}", password="correct-horse-battery")
+        user = User.objects.create_user(
+            username=f"{role}{n}",
+            password="correct-horse-battery",
+            email=f"{role}{n}@example.com",
+            email_verified_at=timezone.now(),  # ranked play needs a verified address
+        )
         callers[user.username] = _client(token_create(user=user)[1])
     names = list(callers)
     games = [_win(callers[names[0]], daily)]

@@ -119,7 +119,8 @@ def test_leaderboard_query_count(
 
 def test_integrity_flags_inhuman_timing_and_replay_mismatch(daily, make_user):
     from games import engine
-    from games.daily.services import daily_start, game_integrity_check
+    from games.daily.integrity import game_integrity_check
+    from games.daily.services import daily_start
     from games.models import Action
 
     user, _ = make_user()
@@ -151,7 +152,8 @@ def test_integrity_flags_inhuman_timing_and_replay_mismatch(daily, make_user):
         snapshot=snapshot.dumps(state),
     )  # fmt: skip
     assert "inhuman timing" in game_integrity_check(game_id=game.pk)
-    assert Game.objects.get(pk=game.pk).is_flagged
+    flagged = Game.objects.get(pk=game.pk)
+    assert flagged.under_review and flagged.flag_withheld  # conclusive: off the final board
     # A stored result that the log does not give is flagged too.
     other, _ = daily_start(user=make_user()[0], day=DAY, mode="D1N")
     Action.objects.create(game=other, seq=1, notation="resign", score_after=0, at_ms=5000)
@@ -251,17 +253,42 @@ def test_a_win_counts_for_the_streak_when_it_happens(clock, auth_client, api_cli
     assert streak() == {"current": 0, "longest": 2}
 
 
-def test_a_flagged_win_leaves_the_streak_when_its_board_is_final(clock, auth_client, api_client):
+def test_a_withheld_win_leaves_the_streak_when_its_board_is_final(clock, auth_client, api_client):
+    from games.daily.integrity import game_flag_review
+    from games.models import FlagReview
+
     name = auth_client.user.username
     clock(at(DAY, 12))
     game = _win_through_the_api(auth_client, DAY)
-    Game.objects.filter(pk=game["id"]).update(flag_reason="same address or browser as ...")
-    streak = api_client.get(f"/api/v1/users/{name}").json()["stats"]["streaks"]["D1N"]
-    assert streak == {"current": 1, "longest": 1}  # under review while the board is open
+    Game.objects.filter(pk=game["id"]).update(flag_reason="inhuman timing: ...", flag_withheld=True)
+
+    def streak() -> dict[str, int]:
+        return api_client.get(f"/api/v1/users/{name}").json()["stats"]["streaks"]["D1N"]
+
+    assert streak() == {"current": 1, "longest": 1}  # under review while the board is open
     clock(at(DAY + timedelta(days=1), 1, 30))
     daily_services.daily_close_due()
-    streak = api_client.get(f"/api/v1/users/{name}").json()["stats"]["streaks"]["D1N"]
-    assert streak == {"current": 0, "longest": 0}
-    daily_services.daily_flag_clear(game_id=game["id"])  # an admin's word: it counts again
-    streak = api_client.get(f"/api/v1/users/{name}").json()["stats"]["streaks"]["D1N"]
-    assert streak["longest"] == 1
+    assert streak() == {"current": 0, "longest": 0}
+    game_flag_review(game_id=game["id"], review=FlagReview.CLEARED)  # it counts again
+    assert streak()["longest"] == 1
+    game_flag_review(game_id=game["id"], review=FlagReview.CONFIRMED)  # and not any more
+    assert streak() == {"current": 0, "longest": 0}
+
+
+def test_a_win_under_review_on_a_link_keeps_its_streak_until_confirmed(
+    clock, auth_client, api_client
+):
+    from games.daily.integrity import game_flag_review
+    from games.models import FlagReview
+
+    name = auth_client.user.username
+    clock(at(DAY, 12))
+    game = _win_through_the_api(auth_client, DAY)
+    Game.objects.filter(pk=game["id"]).update(flag_reason="same browser as x's attempt 1")
+    clock(at(DAY + timedelta(days=1), 1, 30))
+    daily_services.daily_close_due()
+    streaks = api_client.get(f"/api/v1/users/{name}").json()["stats"]["streaks"]["D1N"]
+    assert streaks["longest"] == 1  # a neighbour's link is no proof: it counts under review
+    game_flag_review(game_id=game["id"], review=FlagReview.CONFIRMED)
+    streaks = api_client.get(f"/api/v1/users/{name}").json()["stats"]["streaks"]["D1N"]
+    assert streaks == {"current": 0, "longest": 0}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from games.engine import (
     Action,
@@ -18,6 +20,7 @@ from games.engine import (
     Undo,
     action_to_dict,
     format_action,
+    net_line,
     replay,
 )
 
@@ -126,3 +129,35 @@ def test_revealed_cards_come_again_when_drawn_again():
     assert revealed[:2] == [["QH", "JH", "AS"], ["QC", "2S", "2C"]]
     assert sum(len(cards) for cards in revealed[:8]) == 24  # the whole stock, once each
     assert revealed[8:] == [[], ["QH", "JH", "AS"]]  # turned face up again after the recycle
+
+
+def test_the_net_line_leaves_out_undone_actions_and_their_automatic_moves() -> None:
+    assert net_line(["draw", "undo", "t1-f1", "draw", "draw", "undo", "undo"]) == ["t1-f1"]
+    assert net_line(["undo", "t1-f1", "*t2-f1", "undo", "draw"]) == ["draw"]
+    assert net_line([]) == []
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    mode=st.sampled_from([(d, p) for d in (1, 3) for p in "NVCR"]),
+    number=st.integers(0, 26**7 - 1),
+    choices=st.lists(st.integers(0, 10_000), max_size=120),
+)
+def test_the_net_line_replays_to_the_same_position(
+    mode: tuple[int, str], number: int, choices: list[int]
+) -> None:
+    """Whatever was tried and taken back, the net line reaches the position the log does."""
+    code = str(DealCode(mode[0], mode[1], number))
+    state = GameState.from_code(code)
+    log: list[str] = []
+    for choice in choices:
+        if state.is_over:
+            break
+        legal = [a for a in state.legal_moves() if not isinstance(a, Resign)]
+        if state.can_undo and choice % 4 == 0:
+            legal = [Undo()]
+        applied = state.apply(legal[choice % len(legal)])
+        log += [format_action(applied.action)] + [format_action(a.action) for a in applied.auto]
+    net = net_line(log)
+    assert "undo" not in net
+    assert replay(code, net).state.position_key() == replay(code, log).state.position_key()

@@ -1,0 +1,317 @@
+"""The integrity check of ranked daily attempts, and the reviewer's word on its flags
+(docs/daily.md, "Integrity").
+
+When a ranked attempt ends, `game_integrity_check` weighs two kinds of evidence:
+
+- its own: a log that does not replay to the stored result, inhuman timing, a line of play
+  that follows the solver's winning line, a new account's first ranked win at par. Lines are
+  judged on the *net* line, the game as it stands once undone actions are taken out
+  (`engine.net_line`), so padding a game with undos changes no verdict;
+- links to other accounts' attempts at the same deal started from the same browser or the
+  same client address, whatever order they started and finished in. A shared browser is
+  strong evidence and flags both attempts. A shared address alone (a home, an office, a
+  carrier's NAT) is only recorded for reviewers; it flags together with another sign: the
+  other attempt ended within a few moves (a scout's peek), or a sign of the game's own.
+
+Conclusive evidence (the log, the timing, the solver's line) withholds the attempt from its
+final board until a reviewer clears it; any other flag leaves it on the board, marked under
+review, until a reviewer confirms it (it leaves) or clears it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from games import engine
+from games import services as game_services
+from games.daily import live
+from games.daily.services import rank_queue, streak_recount
+from games.models import AttemptLink, AttemptOrigin, FlagReview, Game
+
+logger = logging.getLogger("games.daily")
+
+# Timing. A human needs time to see a card and aim at its place: over enough actions, a
+# median gap under MIN_HUMAN_MEDIAN_GAP_MS, or under MIN_HUMAN_MOVE_GAP_MS before card moves
+# (draws can be clicked fast, a card must be found first), is a script; and so are gaps
+# as regular as a clock (the middle 80 % within REGULAR_SPREAD of their median).
+MIN_ACTIONS_FOR_TIMING = 30
+MIN_HUMAN_MEDIAN_GAP_MS = 150
+MIN_HUMAN_MOVE_GAP_MS = 250
+REGULAR_SPREAD = 0.2
+
+# A win whose net card moves follow the solver's winning line this closely was looked up.
+SOLVER_LINE_SHARE = 0.9
+# An account this young is new; its first ranked game won at par or better is a sign.
+NEW_ACCOUNT_AGE = timedelta(days=7)
+# An attempt that ended within this many moves only peeked at the deal: a scout's.
+EARLY_END_MOVES = 10
+
+
+@dataclass
+class Verdict:
+    """What the check concluded of one attempt: reasons in plain words, and whether any of
+    them is conclusive (the attempt leaves its final board until a reviewer clears it)."""
+
+    reasons: list[str] = field(default_factory=list)
+    conclusive: bool = False
+
+    def add(self, reason: str, *, conclusive: bool = False) -> None:
+        self.reasons.append(reason)
+        self.conclusive = self.conclusive or conclusive
+
+
+def game_integrity_check(*, game_id: int) -> str:
+    """Check a finished ranked attempt: weigh its own evidence and its links to other accounts'
+    attempts at the deal, store the evidence for reviewers, and flag it (and a linked attempt
+    the evidence also accuses) for review. Returns the game's flag reason, "" for a clean
+    game. Idempotent: a second run finds the same evidence and adds nothing.
+    """
+    game = Game.objects.select_related("deal", "daily", "user").filter(pk=game_id).first()
+    if game is None or not game.is_over or game.daily is None:
+        return ""
+    rows = list(game.actions.order_by("seq").values_list("notation", "at_ms"))
+    log = [notation for notation, _ in rows]
+    evidence, own = _own_evidence(game, rows, log)
+    Game.objects.filter(pk=game.pk).update(flag_evidence=evidence)
+    verdicts: dict[int, Verdict] = {game.pk: own}
+    for other, same_browser, same_address in _linked_attempts(game):
+        _link_record(game, other, same_browser=same_browser, same_address=same_address)
+        _judge_pair(game, other, same_browser, evidence, verdicts.setdefault(game.pk, Verdict()))
+        if other.is_over:
+            _judge_pair(
+                other,
+                game,
+                same_browser,
+                other.flag_evidence or {},
+                verdicts.setdefault(other.pk, Verdict()),
+            )
+    for flagged_id, verdict in verdicts.items():
+        if verdict.reasons:
+            game_flag(game_id=flagged_id, reasons=verdict.reasons, conclusive=verdict.conclusive)
+    return Game.objects.values_list("flag_reason", flat=True).get(pk=game.pk)
+
+
+def _own_evidence(
+    game: Game, rows: list[tuple[str, int]], log: list[str]
+) -> tuple[dict[str, Any], Verdict]:
+    """The figures a reviewer sees of one attempt, with its own signs in plain words, and the
+    verdict on the signs that flag on their own."""
+    daily = game.daily
+    assert daily is not None
+    verdict = Verdict()
+    disagreement = game_services.game_replay_disagreement(
+        game=game, log=log, live=game_services.game_state(game)
+    )
+    if disagreement:
+        verdict.add(disagreement, conclusive=True)
+    timing = _timing(rows)
+    if timing["inhuman"]:
+        verdict.add(f"inhuman timing: {timing['inhuman']}", conclusive=True)
+    net = [n for n in engine.net_line(log) if n != "resign" and not n.startswith("*")]
+    share = _line_share(net, daily.solution.split())
+    won = game.status == Game.Status.WON
+    if won and share >= SOLVER_LINE_SHARE:
+        verdict.add(f"follows the solver's line for {share:.0%} of its net moves", conclusive=True)
+    new_account = game.started_at - game.user.date_joined < NEW_ACCOUNT_AGE
+    first_ranked = not Game.objects.filter(
+        user_id=game.user_id, daily__isnull=False, started_at__lt=game.started_at
+    ).exists()
+    signs = []
+    if won and new_account and first_ranked and len(net) <= daily.par:
+        signs.append(
+            f"a new account's first ranked game, won in {len(net)} net moves (par {daily.par})"
+        )
+    evidence = {
+        "moves": game.moves,
+        "undos": game.undos,
+        "net_moves": len(net),
+        "par": daily.par,
+        "solver_line_share": round(share, 3),
+        "new_account": new_account,
+        "first_ranked": first_ranked,
+        "timing": {k: v for k, v in timing.items() if k != "inhuman"},
+        "signs": signs,
+    }
+    return evidence, verdict
+
+
+def _timing(rows: list[tuple[str, int]]) -> dict[str, Any]:
+    """The gaps between a game's actions (automatic moves left out): their median, the
+    median before card moves, their spread, and why they look inhuman ("" when they don't)."""
+    gaps: list[int] = []
+    move_gaps: list[int] = []
+    last = 0
+    for notation, at in rows:
+        if notation.startswith("*"):
+            continue
+        gaps.append(at - last)
+        if notation not in ("draw", "recycle", "undo", "resign"):
+            move_gaps.append(at - last)
+        last = at
+    figures: dict[str, Any] = {"actions": len(gaps), "inhuman": ""}
+    if len(gaps) < MIN_ACTIONS_FOR_TIMING:
+        return figures
+    ordered = sorted(gaps)
+    median = ordered[len(ordered) // 2]
+    spread = (ordered[len(ordered) * 9 // 10] - ordered[len(ordered) // 10]) / max(median, 1)
+    move_median = sorted(move_gaps)[len(move_gaps) // 2] if move_gaps else None
+    figures.update(median_gap_ms=median, move_median_gap_ms=move_median, spread=round(spread, 3))
+    if median < MIN_HUMAN_MEDIAN_GAP_MS:
+        figures["inhuman"] = f"median gap {median} ms over {len(gaps)} actions"
+    elif (
+        move_median is not None
+        and len(move_gaps) >= MIN_ACTIONS_FOR_TIMING // 2
+        and (move_median < MIN_HUMAN_MOVE_GAP_MS)
+    ):
+        figures["inhuman"] = f"median gap {move_median} ms before {len(move_gaps)} card moves"
+    elif spread <= REGULAR_SPREAD:
+        figures["inhuman"] = (
+            f"gaps as regular as a clock: 80 % of {len(gaps)} within {spread:.0%} of {median} ms"
+        )
+    return figures
+
+
+def _line_share(moves_log: list[str], line: list[str]) -> float:
+    """The share of a line of play's card moves that follow the card moves of `line` in
+    order: their longest common subsequence over the line of play's count. Draws and
+    recycles are left out (every line is full of them, so they would match whoever played),
+    and so are undos, the resign and automatic moves."""
+
+    def card_moves(notations: list[str]) -> list[str]:
+        skip = ("draw", "recycle", "undo", "resign")
+        return [n for n in notations if n not in skip and not n.startswith("*")]
+
+    moves, steps = card_moves(moves_log), card_moves(line)
+    if not moves or not steps:
+        return 0.0
+    previous = [0] * (len(steps) + 1)
+    for move in moves:
+        current = [0]
+        for j, step in enumerate(steps):
+            current.append(previous[j] + 1 if move == step else max(previous[j + 1], current[j]))
+        previous = current
+    return previous[-1] / len(moves)
+
+
+def _linked_attempts(game: Game) -> list[tuple[Game, bool, bool]]:
+    """Other accounts' attempts at the game's deal started from its browser or its address,
+    in any state, with (attempt, same browser, same address)."""
+    origin = AttemptOrigin.objects.filter(game=game).first()
+    if origin is None or not (origin.address or origin.browser):
+        return []
+    same = Q(pk__in=[])
+    if origin.address:
+        same |= Q(address=origin.address)
+    if origin.browser:
+        same |= Q(browser=origin.browser)
+    others = (
+        AttemptOrigin.objects.filter(same, daily_id=game.daily_id)
+        .exclude(game__user_id=game.user_id)
+        .select_related("game__user")
+        .order_by("game_id")
+    )
+    return [
+        (
+            o.game,
+            bool(origin.browser) and o.browser == origin.browser,
+            bool(origin.address) and o.address == origin.address,
+        )
+        for o in others
+    ]
+
+
+def _link_record(game: Game, other: Game, *, same_browser: bool, same_address: bool) -> None:
+    """Record the link both ways (idempotent)."""
+    now = timezone.now()
+    AttemptLink.objects.bulk_create(
+        [
+            AttemptLink(game=a, other=b, same_browser=same_browser, same_address=same_address,
+                        created_at=now)
+            for a, b in ((game, other), (other, game))
+        ],
+        ignore_conflicts=True,
+    )  # fmt: skip
+
+
+def _judge_pair(
+    judged: Game, partner: Game, same_browser: bool, evidence: dict[str, Any], verdict: Verdict
+) -> None:
+    """What a link to `partner`'s attempt says of the finished attempt `judged` (whose own
+    figures are `evidence`), added to its verdict."""
+    who = f"{partner.user.username}'s attempt {partner.pk}"
+    if same_browser:
+        verdict.add(f"same browser as {who}")
+        return
+    assert judged.finished_at is not None
+    scout = (
+        partner.status == Game.Status.RESIGNED
+        and partner.moves <= EARLY_END_MOVES
+        and partner.started_at < judged.finished_at
+    )
+    if scout:
+        verdict.add(f"same address as {who}, which ended after {partner.moves} moves")
+    for sign in evidence.get("signs", []):
+        verdict.add(f"same address as {who}, and {sign}")
+
+
+@transaction.atomic
+def game_flag(*, game_id: int, reasons: list[str], conclusive: bool) -> None:
+    """Flag a finished ranked attempt for review with `reasons` (added to those it has), and
+    withhold it from its final board when the evidence is conclusive. A reason new to a
+    game a reviewer had cleared opens its review again; a confirmed game stays confirmed.
+    Re-ranks a final board whose entries this changes."""
+    game = (
+        Game.objects.select_for_update(of=("self",))
+        .select_related("daily")
+        .filter(pk=game_id)
+        .first()
+    )
+    if game is None or game.daily is None:
+        return
+    known = [r for r in game.flag_reason.split("; ") if r]
+    new = [r for r in dict.fromkeys(reasons) if r not in known]
+    if not new and (game.flag_withheld or not conclusive):
+        return
+    was_off = game.off_final_board
+    game.flag_reason = "; ".join([*known, *new])
+    game.flag_withheld = game.flag_withheld or conclusive
+    if new and game.flag_review == FlagReview.CLEARED:
+        game.flag_review = FlagReview.PENDING
+    game.save(update_fields=["flag_reason", "flag_withheld", "flag_review"])
+    logger.warning("game %s flagged: %s", game_id, "; ".join(new))
+    if game.daily.is_final and game.off_final_board != was_off:
+        rank_queue(game.daily)
+        streak_recount(user_id=game.user_id, mode=game.daily.mode)
+
+
+@transaction.atomic
+def game_flag_review(*, game_id: int, review: FlagReview) -> bool:
+    """A reviewer's word on a flagged attempt: `CLEARED` (fair play: it stays on its board,
+    no longer marked) or `CONFIRMED` (cheating: it leaves the board, open or final, and its
+    streak). Re-ranks the board and recounts the player's streak. Returns whether anything
+    changed (an unflagged game, or the same word again, changes nothing)."""
+    game = (
+        Game.objects.select_for_update(of=("self",))
+        .select_related("daily")
+        .filter(pk=game_id)
+        .first()
+    )
+    if game is None or game.daily is None or not game.flag_reason or game.flag_review == review:
+        return False
+    game.flag_review = review
+    game.save(update_fields=["flag_review"])
+    daily = game.daily
+    rank_queue(daily)
+    streak_recount(user_id=game.user_id, mode=daily.mode)
+    if review == FlagReview.CONFIRMED:
+        transaction.on_commit(lambda: live.live_rank_remove(game_id=game_id))
+    else:
+        transaction.on_commit(lambda: live.live_rank_add(game_id=game_id))
+    return True
