@@ -118,6 +118,14 @@ def make_user(db: None) -> Callable[..., Any]:
 
 
 @pytest.fixture
+def staff_client(client: Any, django_user_model: Any) -> Any:
+    """Django's test client, signed in as a superuser (the admin's pages)."""
+    admin = django_user_model.objects.create_superuser("root", "root@example.com", "pw-xyz-123")
+    client.force_login(admin)
+    return client
+
+
+@pytest.fixture
 def auth_client(make_user: Callable[..., Any]) -> Any:
     """An APIClient authenticated with a fresh user's token; `.user` is that user."""
     from rest_framework.test import APIClient

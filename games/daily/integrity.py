@@ -4,14 +4,18 @@
 When a ranked attempt ends, `game_integrity_check` weighs two kinds of evidence:
 
 - its own: a log that does not replay to the stored result, inhuman timing, a line of play
-  that follows the solver's winning line, a new account's first ranked win at par. Lines are
-  judged on the *net* line, the game as it stands once undone actions are taken out
-  (`engine.net_line`), so padding a game with undos changes no verdict;
+  that follows the solver's winning line. Lines are judged on the *net* line, the game as it
+  stands once undone actions are taken out (`engine.net_line`), so padding a game with undos
+  changes no verdict;
 - links to other accounts' attempts at the same deal started from the same browser or the
   same client address, whatever order they started and finished in. A shared browser is
   strong evidence and flags both attempts. A shared address alone (a home, an office, a
-  carrier's NAT) is only recorded for reviewers; it flags together with another sign: the
-  other attempt ended within a few moves (a scout's peek), or a sign of the game's own.
+  carrier's NAT) is only recorded for reviewers; it flags together with a scout's sign: the
+  other attempt resigned within a few moves.
+
+A new account's first ranked win at par is recorded as a sign for reviewers, and flags
+nothing: par is the solver's first line, which honest newcomers often beat (bench/integrity.py
+measured it as most of the honest flags when it joined a shared address).
 
 Conclusive evidence (the log, the timing, the solver's line) withholds the attempt from its
 final board until a reviewer clears it; any other flag leaves it on the board, marked under
@@ -48,7 +52,8 @@ REGULAR_SPREAD = 0.2
 
 # A win whose net card moves follow the solver's winning line this closely was looked up.
 SOLVER_LINE_SHARE = 0.9
-# An account this young is new; its first ranked game won at par or better is a sign.
+# An account this young is new; its first ranked game won at par or better is a sign, shown
+# to reviewers.
 NEW_ACCOUNT_AGE = timedelta(days=7)
 # An attempt that ended within this many moves only peeked at the deal: a scout's.
 EARLY_END_MOVES = 10
@@ -83,15 +88,9 @@ def game_integrity_check(*, game_id: int) -> str:
     verdicts: dict[int, Verdict] = {game.pk: own}
     for other, same_browser, same_address in _linked_attempts(game):
         _link_record(game, other, same_browser=same_browser, same_address=same_address)
-        _judge_pair(game, other, same_browser, evidence, verdicts.setdefault(game.pk, Verdict()))
+        _judge_pair(game, other, same_browser, verdicts.setdefault(game.pk, Verdict()))
         if other.is_over:
-            _judge_pair(
-                other,
-                game,
-                same_browser,
-                other.flag_evidence or {},
-                verdicts.setdefault(other.pk, Verdict()),
-            )
+            _judge_pair(other, game, same_browser, verdicts.setdefault(other.pk, Verdict()))
     for flagged_id, verdict in verdicts.items():
         if verdict.reasons:
             game_flag(game_id=flagged_id, reasons=verdict.reasons, conclusive=verdict.conclusive)
@@ -115,7 +114,7 @@ def _own_evidence(
     if timing["inhuman"]:
         verdict.add(f"inhuman timing: {timing['inhuman']}", conclusive=True)
     net = [n for n in engine.net_line(log) if n != "resign" and not n.startswith("*")]
-    share = _line_share(net, daily.solution.split())
+    share = line_share(net, daily.solution.split())
     won = game.status == Game.Status.WON
     if won and share >= SOLVER_LINE_SHARE:
         verdict.add(f"follows the solver's line for {share:.0%} of its net moves", conclusive=True)
@@ -178,7 +177,7 @@ def _timing(rows: list[tuple[str, int]]) -> dict[str, Any]:
     return figures
 
 
-def _line_share(moves_log: list[str], line: list[str]) -> float:
+def line_share(moves_log: list[str], line: list[str]) -> float:
     """The share of a line of play's card moves that follow the card moves of `line` in
     order: their longest common subsequence over the line of play's count. Draws and
     recycles are left out (every line is full of them, so they would match whoever played),
@@ -240,25 +239,22 @@ def _link_record(game: Game, other: Game, *, same_browser: bool, same_address: b
     )  # fmt: skip
 
 
-def _judge_pair(
-    judged: Game, partner: Game, same_browser: bool, evidence: dict[str, Any], verdict: Verdict
-) -> None:
-    """What a link to `partner`'s attempt says of the finished attempt `judged` (whose own
-    figures are `evidence`), added to its verdict."""
+def _judge_pair(judged: Game, partner: Game, same_browser: bool, verdict: Verdict) -> None:
+    """What a link to `partner`'s attempt says of the finished attempt `judged`, added to its
+    verdict: a shared browser flags; a shared address flags only when the partner's attempt
+    looks like a scout's (it began before `judged` ended, and resigned within EARLY_END_MOVES
+    moves, a game left open being resigned when its board closes)."""
     who = f"{partner.user.username}'s attempt {partner.pk}"
     if same_browser:
         verdict.add(f"same browser as {who}")
         return
     assert judged.finished_at is not None
-    scout = (
+    if (
         partner.status == Game.Status.RESIGNED
         and partner.moves <= EARLY_END_MOVES
         and partner.started_at < judged.finished_at
-    )
-    if scout:
+    ):
         verdict.add(f"same address as {who}, which ended after {partner.moves} moves")
-    for sign in evidence.get("signs", []):
-        verdict.add(f"same address as {who}, and {sign}")
 
 
 @transaction.atomic

@@ -24,7 +24,8 @@ from accounts.models import User
 from games.daily import services as daily_services
 from games.models import AttemptOrigin, DailyDeal, Game
 
-pytestmark = pytest.mark.django_db
+# The e-mails go out from Celery tasks: run in process in the scaled run too.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("celery_tasks_eager")]
 
 PASSWORD = "correct-horse-battery"
 NOON = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -42,18 +43,6 @@ def _at_noon() -> Iterator[None]:
     """The daily of DAY is open; time stands still (the links' age moves only when told)."""
     with time_machine.travel(NOON, tick=False):
         yield
-
-
-@pytest.fixture(autouse=True)
-def _tasks_run_at_once() -> Iterator[None]:
-    """The e-mail goes out from a Celery task; in the scaled run (tasks sent to Redis) the test
-    runs it in process, as embedded mode always does."""
-    from config.celery import app
-
-    kept = app.conf.task_always_eager, app.conf.task_eager_propagates
-    app.conf.task_always_eager = app.conf.task_eager_propagates = True
-    yield
-    app.conf.task_always_eager, app.conf.task_eager_propagates = kept
 
 
 @pytest.fixture

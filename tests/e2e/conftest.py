@@ -142,6 +142,17 @@ def start_casual(page: Any, code: str) -> int:
     return int(page.url.rsplit("/", 1)[1])
 
 
+def start_ranked(page: Any, mode: str = "D1N") -> int:
+    """Starts today's ranked attempt in `mode` from the daily page (confirming the one-attempt
+    warning); returns the game id."""
+    page.goto("/daily")
+    page.click(f'[data-mode="{mode}"] [data-start]')
+    page.click("dialog[open] [data-confirm]")
+    page.wait_for_url(re.compile(r"/play/\d+$"))
+    page.wait_for_selector(".board .card.up")
+    return int(page.url.rsplit("/", 1)[1])
+
+
 def pile_cards(page: Any, pile: str) -> list[str | None]:
     """The cards drawn in a pile, bottom to top; None for a face-down card."""
     cards = page.eval_on_selector_all(

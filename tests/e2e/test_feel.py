@@ -16,6 +16,7 @@ from tests.e2e.conftest import (
     pile_cards,
     sign_up,
     start_casual,
+    start_ranked,
     wait_until,
     watched_page,
 )
@@ -330,11 +331,7 @@ def test_a_daily_win_shows_rank_par_and_the_new_streak(page: Any) -> None:
     from games.models import DailyDeal
 
     sign_up(page)  # lands on /daily
-    page.click('[data-mode="D1N"] [data-start]')
-    page.click("dialog[open] [data-confirm]")
-    page.wait_for_url(re.compile(r"/play/\d+$"))
-    page.wait_for_selector(".board .card.up")
-    game_id = int(page.url.rsplit("/", 1)[1])
+    game_id = start_ranked(page)
     daily = DailyDeal.objects.get(mode="D1N", games__id=game_id)
     line = [engine.parse_action(n) for n in daily.solution.splitlines()]
     play_on_server(page, game_id, line[:-1])

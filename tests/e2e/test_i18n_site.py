@@ -13,7 +13,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tests.e2e.conftest import PASSWORD, screenshot, sign_up, wait_until, watched_page
+from tests.e2e.conftest import (
+    PASSWORD,
+    screenshot,
+    sign_up,
+    start_ranked,
+    wait_until,
+    watched_page,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -69,11 +76,7 @@ def english_left(page: Any, name: str) -> list[str]:
 def ranked_attempt_resigned(page: Any) -> str:
     """The signed-in page starts today's draw-1 ranked attempt and resigns it; returns the day,
     ranked (in the scaled run, the test is the worker)."""
-    page.goto("/daily")
-    page.click('[data-mode="D1N"] [data-start]')
-    page.click("dialog[open] [data-confirm]")
-    page.wait_for_url(re.compile(r"/play/\d+$"))
-    page.wait_for_selector(".board .card.up")
+    start_ranked(page)
     page.click('[data-pile="stock"]')
     page.wait_for_selector('[data-pile="waste"] .card.up')
     page.click("[data-resign]")

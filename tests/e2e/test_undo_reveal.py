@@ -3,12 +3,11 @@ face up (docs/daily.md, "One ranked attempt"); the keyboard's undo says the same
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import sign_up, wait_until
+from tests.e2e.conftest import sign_up, start_ranked, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -30,11 +29,7 @@ def undo_button(page: Any) -> dict[str, Any]:
 
 def test_undo_is_off_after_a_ranked_draw_and_says_why(page: Any) -> None:
     sign_up(page)  # lands on /daily
-    page.click('[data-mode="D1N"] [data-start]')
-    page.click("dialog[open] [data-confirm]")
-    page.wait_for_url(re.compile(r"/play/\d+$"))
-    page.wait_for_selector(".board .card.up")
-    game_id = int(page.url.rsplit("/", 1)[1])
+    game_id = start_ranked(page)
     assert undo_button(page) == {"disabled": True, "title": None, "note": None}  # nothing yet
 
     page.click('[data-pile="stock"]')  # the first pass: a card never seen

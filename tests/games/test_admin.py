@@ -10,13 +10,6 @@ from games.services import game_start
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff_client(client, django_user_model):
-    admin = django_user_model.objects.create_superuser("root", "root@example.com", "pw-xyz-123")
-    client.force_login(admin)
-    return client
-
-
 def test_admin_pages_are_read_only(staff_client, make_user):
     user, _ = make_user()
     game = game_start(user=user, code="KL1-D1N-AAAAAAG")

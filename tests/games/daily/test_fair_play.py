@@ -395,28 +395,32 @@ def test_the_solver_line_copied_at_200_ms_is_flagged(daily, make_user, clock):
 
 
 def test_a_new_accounts_first_win_at_par_is_a_sign_not_a_flag(daily, make_user, clock):
-    """Honest newcomers often win in fewer moves than par (the solver's first line): alone, it
-    is recorded for reviewers; with a shared address it flags."""
-    from games.daily.integrity import _own_evidence
-
-    _, key = make_user()
-    game = _timed(_client(key), _start(_client(key)).json(), daily.solution.split(), clock, 1500)
-    evidence = Game.objects.get(pk=game["id"])
-    figures, _ = _own_evidence(evidence, [], daily.solution.split())
-    assert figures["signs"] == [
+    """Honest newcomers often win in fewer moves than par (the solver's first line): it is
+    recorded for reviewers, and flags nothing, not even with a neighbour on the address."""
+    old, old_key = make_user("old")
+    _established(old)
+    neighbour = _client(old_key, REMOTE_ADDR="198.51.100.30")
+    game = _timed(neighbour, _start(neighbour).json(), _some_moves(daily, 20), clock, 1300)
+    _act(neighbour, game, "resign")
+    _, key = make_user("newcomer")
+    client = _client(key, REMOTE_ADDR="198.51.100.30")
+    game = _timed(client, _start(client).json(), daily.solution.split(), clock, 1500)
+    reason = _flag(game)  # (flagged for the solver's line, which this test plays)
+    assert "same address" not in reason
+    assert Game.objects.get(pk=game["id"]).flag_evidence["signs"] == [
         f"a new account's first ranked game, won in {daily.par} net moves (par {daily.par})"
     ]
 
 
-def test_only_card_moves_count_towards_the_solver_line_share(daily):
-    from games.daily.integrity import _line_share
+def test_only_card_moves_count_towards_the_solverline_share(daily):
+    from games.daily.integrity import line_share
 
     line = daily.solution.split()
     card_moves = [n for n in line if n not in ("draw", "recycle")]
-    assert _line_share(["undo", *line, "resign"], line) == 1.0
+    assert line_share(["undo", *line, "resign"], line) == 1.0
     # Draws match whoever played; a line of one's own shares few card moves in order.
-    assert _line_share(["draw"] * 50 + card_moves[::-1], line) < 0.5
-    assert _line_share(line[: len(line) // 2], line) == 1.0  # a prefix follows it all along
+    assert line_share(["draw"] * 50 + card_moves[::-1], line) < 0.5
+    assert line_share(line[: len(line) // 2], line) == 1.0  # a prefix follows it all along
 
 
 def test_cycling_a_card_does_not_pump_the_profiles_best_score(make_user, api_client):

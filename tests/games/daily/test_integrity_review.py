@@ -11,13 +11,6 @@ from tests.games.daily.conftest import DAY
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def staff_client(client, django_user_model):
-    admin = django_user_model.objects.create_superuser("root", "root@example.com", "pw-xyz-123")
-    client.force_login(admin)
-    return client
-
-
 def test_admin_reviews_flags_in_bulk(staff_client, daily, make_user):
     from games.daily.services import daily_start
 
