@@ -16,8 +16,10 @@ RUN apt-get update \
     && python tools/compile_solver.py --strict && rm -rf .mypy_cache \
     && apt-get purge -y --auto-remove gcc libc6-dev \
     && rm -rf /var/lib/apt/lists/*
-# collectstatic needs settings that import; the real secret comes from the environment at run time.
-RUN DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
+# collectstatic needs settings that import: a key of this build step only (a key written here
+# would be published, and refused); the real secret comes from the environment at run time.
+RUN DJANGO_SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" \
+    python manage.py collectstatic --noinput
 
 RUN useradd --create-home --uid 10001 klondike && chown -R klondike /app/var
 USER klondike

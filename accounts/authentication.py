@@ -24,10 +24,16 @@ from config.memo import ProcessMemo
 
 logger = logging.getLogger("accounts.authentication")
 
-TOKEN_CACHE_SECONDS = 300
-# Tokens this process has seen lately, by digest, for ProcessTokenAuthentication.
+# How long a token's lookup is kept in the cache (shared with Redis, else this process's): a
+# token revoked, expired or deleted in the database, or an account deactivated, by any means
+# and in any process, stops reading within this much. Long enough that a page's burst of
+# requests costs one lookup.
+TOKEN_CACHE_SECONDS = 1
+# Tokens this process has seen lately, by digest, for ProcessTokenAuthentication: the move's
+# statements check the token themselves, so this copy may live longer.
+PROCESS_TOKEN_SECONDS = 300
 _process_tokens: ProcessMemo[str, tuple[Any, AuthToken]] = ProcessMemo(
-    max_entries=10_000, ttl_s=TOKEN_CACHE_SECONDS
+    max_entries=10_000, ttl_s=PROCESS_TOKEN_SECONDS
 )
 # The session's key for the digest of the token its login made (`session_bind_token`).
 SESSION_TOKEN_KEY = "_klondike_token"
@@ -85,10 +91,11 @@ class CachedTokenAuthentication(TokenAuthentication):
     ones, on every request).
 
     An expired token is refused on its kept expiry; a token in use is extended once a day.
-    The cached entry is dropped on a revocation (`accounts.tokens`); an account that is
-    deactivated stops authenticating within TOKEN_CACHE_SECONDS, and every write that could
-    give it something (a game, a ranked attempt, a hint, a move) checks the database first
-    (`user_check_active`, and the move's own statements).
+    The cached entry is dropped on a revocation (`accounts.tokens`), and lives
+    TOKEN_CACHE_SECONDS anyway: a token revoked or cut short in the database by other means,
+    or an account deactivated, stops authenticating within that in every process; and every
+    write that could give it something (a game, a ranked attempt, a hint, a move) checks the
+    database first (`user_check_active`, and the move's own statements).
     """
 
     def authenticate_credentials(self, key: bytes) -> tuple[Any, AuthToken]:

@@ -1,8 +1,9 @@
 """Login lockout: the parts django-axes calls (settings `AXES_*`), and how long a lock lasts.
 
-django-axes counts failed logins in the database, per account and per client address, and its
+django-axes counts failed logins in the database, per account and client address together,
+and per client address (never per account alone: anyone could lock anyone out), and its
 authentication backend (first in AUTHENTICATION_BACKENDS) refuses a locked login before any
-password is hashed. `accounts.services.user_login` and the admin's login form both go through
+password is hashed; `accounts.services.user_login` lets in a device signed in already. `accounts.services.user_login` and the admin's login form both go through
 `authenticate(request, ...)`, so both are counted and both are locked.
 """
 
@@ -42,8 +43,8 @@ def lockout_seconds_left(*, request: HttpRequest, credentials: dict[str, Any] | 
     """Seconds until this login is no longer locked out, at least 1.
 
     django-axes keeps one row per (account, address, user agent) with its failure count and
-    the time of its last failure, and locks while the rows of the account, or of the address,
-    younger than the cool-off hold `limit` failures or more. The lock ends when the row that
+    the time of its last failure, and locks while the rows of the account and address, or of
+    the address, younger than the cool-off hold `limit` failures or more. The lock ends when the row that
     brought the count to the limit, counting from the newest, grows older than the cool-off.
     """
     AxesProxyHandler.update_request(request)

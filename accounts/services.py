@@ -14,6 +14,7 @@ from typing import Any
 from axes.handlers.proxy import AxesProxyHandler
 from django.conf import settings
 from django.contrib.auth import authenticate
+from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.tokens import PasswordResetTokenGenerator, default_token_generator
@@ -36,6 +37,7 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from accounts import lockout, tokens
 from accounts.models import User
+from accounts.validators import username_skeleton
 from config.api import ApplicationError, ConflictError, ForbiddenError
 from config.hooks import Hook
 
@@ -56,6 +58,9 @@ email_verification_queue: Hook[[int, str, str, bool, str]] = Hook(
 RESERVED_USERNAMES = frozenset(
     {"admin", "root", "support", "moderator", "system", "staff", "klondike"}
 )
+# ... nor one that passes for one of them: "Admin.", "root_", "r00t", "rnoderator"
+# (`username_skeleton`).
+_RESERVED_SKELETONS = frozenset(map(username_skeleton, RESERVED_USERNAMES))
 # At most one reset e-mail per account in this many seconds, however often it is asked for.
 PASSWORD_RESET_MAIL_INTERVAL_S = 60
 PASSWORD_RESET_SUBJECT_TEMPLATE = "registration/klondike_password_reset_subject.txt"
@@ -145,13 +150,14 @@ def user_register(
     `email` and an `origin`, a verification link is e-mailed to the address after the commit
     (`user_email_set`); the address stays unverified until it is opened.
 
-    :raises ApplicationError: the name is reserved (RESERVED_USERNAMES, in any letter case), or
+    :raises ApplicationError: the name is reserved (RESERVED_USERNAMES, or a look-alike of one:
+        `username_skeleton`), or
         the password fails the validators (code `invalid`).
     :raises UsernameTakenError: the name is taken, in any letter case.
     :raises AuthenticationFailed: `guest` is no longer an active guest (signed up already in
         another tab, or purged).
     """
-    if username.lower() in RESERVED_USERNAMES:
+    if username_skeleton(username) in _RESERVED_SKELETONS:
         message = gettext("That username is reserved.")
         raise ApplicationError(message, fields={"username": [message]})
     if User.objects.filter(username__iexact=username).exists():
@@ -256,15 +262,19 @@ def user_language_set(*, user: User, language: str) -> User:
 
 
 def user_login(
-    *, request: HttpRequest, username: str, password: str
+    *, request: HttpRequest, username: str, password: str, device_user_id: int | None = None
 ) -> tuple[User, AuthToken, str]:
     """Check the credentials (username in any case) and give this device a new API token
     (`accounts.tokens.token_create`: each login is a device of its own, logged out on its
     own); returns the user, the token and its key.
 
     `request` goes to `authenticate()`, so that django-axes counts a failure against the
-    account and the client address, and refuses a locked-out login before hashing anything.
-    Not atomic on purpose: a failure is recorded even though this raises.
+    account from this address and against the address, and refuses a locked-out login before
+    hashing anything. A device already signed in to the account (`device_user_id`: the
+    account of the valid token or session it came with) is not kept out by a lock, which is
+    aimed at guessers: it has the account already, and a neighbour's failures on a shared
+    address must not lock its owner out. Not atomic on purpose: a failure is recorded even
+    though this raises.
 
     :raises LoginLockedError: too many failed logins for the account or from the address
         (this failure may be the one that reached the limit); `retry_after` seconds.
@@ -273,8 +283,14 @@ def user_login(
     stored = User.objects.filter(username__iexact=username).only("username").first()
     name = stored.username if stored else username
     user = authenticate(request, username=name, password=password)
+    locked = getattr(request, "axes_locked_out", False)
+    if user is None and locked and stored is not None and stored.pk == device_user_id:
+        user = ModelBackend().authenticate(request, username=name, password=password)
+        # Not locked after all (AxesMiddleware would put its lockout answer in place of this
+        # one); and a wrong password from the account's own device is no guess.
+        locked = request.axes_locked_out = False  # type: ignore[attr-defined]
     if user is None:
-        if getattr(request, "axes_locked_out", False):
+        if locked:
             seconds = lockout.lockout_seconds_left(request=request, credentials={"username": name})
             raise LoginLockedError(lockout.locked_message(seconds), retry_after=seconds)
         raise InvalidCredentialsError(gettext("Wrong username or password."))

@@ -15,7 +15,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_seriali
 from knox.models import AuthToken
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.authentication import (
+    CachedTokenAuthentication,
     SessionTokenAuthentication,
     session_bind_token,
     session_token_digest,
@@ -164,7 +165,11 @@ class LoginView(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         wants_session = _wants_session(request)
-        user, token, key = services.user_login(request=request._request, **data.validated_data)
+        user, token, key = services.user_login(
+            request=request._request,
+            device_user_id=_signed_in_user_id(request),
+            **data.validated_data,
+        )
         if wants_session:
             _start_session(request, user, token)
         response = Response(_auth_result(user, token, key))
@@ -172,6 +177,19 @@ class LoginView(APIView):
         if user.language:
             _set_language_cookie(response, user.language)
         return response
+
+
+def _signed_in_user_id(request: Request) -> int | None:
+    """The account this device is signed in to already, by a valid token or session it sent
+    (a login's lockout does not keep that device out), else None."""
+    for authentication in (CachedTokenAuthentication(), SessionTokenAuthentication()):
+        try:
+            found = authentication.authenticate(request)
+        except APIException:
+            continue  # an invalid token, or a session without its CSRF token: not signed in
+        if found is not None:
+            return int(found[0].pk)
+    return None
 
 
 class BorrowedRateThrottle(ScopedThrottle):

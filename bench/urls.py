@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import ProcessTokenAuthentication
-from config.api import FastJSONRenderer
+from config.jsonio import FastJSONRenderer
 from config.urls import *  # noqa: F403  (handler400 ... handler500 too)
 from config.urls import urlpatterns as _real_urlpatterns
 from games import engine, selectors, services

@@ -12,13 +12,11 @@ import logging
 import threading
 from typing import Any
 
-import orjson
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
 from django.utils.translation import gettext
-from rest_framework import exceptions, parsers, renderers, status
-from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework import exceptions, renderers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -313,61 +311,6 @@ class CounterThrottle(ScopedThrottle):
 
     def wait(self) -> float:
         return max(0.0, self.window_end - self.now)
-
-
-# --- Lean parts for the hot endpoint (the moves): what DRF's own parts do, with less work -----
-
-
-class JSONFirstNegotiation(DefaultContentNegotiation):
-    """DRF's content negotiation, answered at once when the client takes anything or JSON and
-    the first renderer is JSON (no Accept list to parse, no query string to read)."""
-
-    def select_renderer(
-        self, request: Any, renderers: list[Any], format_suffix: str | None = None
-    ) -> tuple[Any, str]:
-        first = renderers[0]
-        accept = request.META.get("HTTP_ACCEPT", "*/*")
-        override = self.settings.URL_FORMAT_OVERRIDE  # None: DRF reads no `?format=`
-        if (
-            format_suffix is None
-            and accept in ("*/*", "application/json")
-            and first.media_type == "application/json"
-            and not (override and override in request.META.get("QUERY_STRING", ""))
-        ):
-            return first, first.media_type
-        return super().select_renderer(request, renderers, format_suffix)  # type: ignore[no-any-return]
-
-
-class FastJSONParser(parsers.JSONParser):
-    """DRF's JSON parser, decoding with orjson (strict JSON: NaN and Infinity are errors, as
-    with DRF's STRICT_JSON) when the body is UTF-8, JSON's own encoding."""
-
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
-        encoding = (parser_context or {}).get("encoding", "utf-8")
-        if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
-            return super().parse(stream, media_type, parser_context)
-        try:
-            return orjson.loads(stream.read())
-        except orjson.JSONDecodeError as exc:
-            message = gettext("The body is not valid JSON: %(error)s") % {"error": exc}
-            raise exceptions.ParseError(message) from None
-
-
-class FastJSONRenderer(renderers.JSONRenderer):
-    """DRF's JSON renderer's output (compact UTF-8, datetimes in ISO 8601 with `Z`), encoded by
-    orjson; anything orjson does not know goes through DRF's encoder, and an indented answer
-    (`; indent=` in Accept) is left to DRF."""
-
-    _fallback = renderers.JSONRenderer.encoder_class().default
-
-    def render(
-        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
-    ) -> bytes:
-        if data is None or self.get_indent(accepted_media_type or "", renderer_context or {}):
-            return super().render(data, accepted_media_type, renderer_context)  # type: ignore[no-any-return]
-        # U+2028 and U+2029 are escaped as DRF does, for JSON embedded in a script.
-        text = orjson.dumps(data, default=self._fallback, option=orjson.OPT_UTC_Z)
-        return text.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
 
 
 # --- Django-level handlers: errors raised outside DRF views -------------------------------

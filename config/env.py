@@ -95,13 +95,36 @@ def _var_secret(name: str) -> str:
     return value
 
 
-def _refuse_published(name: str, value: str | None, advice: str) -> None:
-    """A secret whose value is published (a placeholder, an old default) is a start-up error."""
+# Django's own deploy check (security.W009): a shorter key, or one of fewer different
+# characters, can be guessed; a key Django's startproject made for development says so.
+SECRET_MIN_LENGTH = 50
+SECRET_MIN_DISTINCT = 5
+_INSECURE_PREFIX = "django-insecure-"
+
+
+def secret_weakness(value: str) -> str:
+    """Why `value` cannot serve as a secret with debug off ("" when it can): it is published in
+    this project's files, or fails Django's deploy check (length, variety, prefix)."""
     if value in PUBLISHED_SECRETS:
-        raise ImproperlyConfigured(
-            f"{name} is {value!r}, a value published in this project's files, which keeps "
-            f"nothing secret. {advice}"
+        return "a value published in this project's files, which keeps nothing secret"
+    if len(value) < SECRET_MIN_LENGTH or len(set(value)) < SECRET_MIN_DISTINCT:
+        return (
+            f"too weak: {len(value)} characters, {len(set(value))} different; a secret needs "
+            f"at least {SECRET_MIN_LENGTH} characters, {SECRET_MIN_DISTINCT} of them different"
         )
+    if value.startswith(_INSECURE_PREFIX):
+        return f"a development key (it starts with {_INSECURE_PREFIX!r})"
+    return ""
+
+
+def _refuse_weak(name: str, value: str | None, advice: str) -> None:
+    """A secret that is published is a start-up error; with debug off, so is a weak one (a
+    secret key can be brute-forced against the cards of a resigned daily attempt)."""
+    if value is None:
+        return
+    weakness = secret_weakness(value)
+    if value in PUBLISHED_SECRETS or (weakness and not DEBUG):
+        raise ImproperlyConfigured(f"{name} is {value!r}, {weakness}. {advice}")
 
 
 DEBUG = env_bool("DJANGO_DEBUG", default=False)
@@ -116,13 +139,16 @@ PUBLISHED_SECRETS = frozenset(
         "insecure-development-key-only-used-when-DJANGO_DEBUG-is-on",  # the old debug key
         "test-only-insecure-secret-key-not-for-production",  # the old `make test` key
         "klondike-tests",  # tests/conftest.py's DAILY_SECRET
+        "collectstatic-only",  # the Dockerfile's build step, before
+        "r3al-" + "Qx7!pZ" * 9,  # test keys before they were drawn at random
+        "pr0duction-" + "x9Q!" * 15,
     }
 )
 
-# Production has no default secret: a missing or published key stops start-up here. In debug
-# mode a missing key is a random one kept in VAR_DIR/secret-key.
+# Production has no default secret: a missing, published or weak key stops start-up here. In
+# debug mode a missing key is a random one kept in VAR_DIR/secret-key (a weak one is let be).
 SECRET_KEY = env_str("DJANGO_SECRET_KEY")
-_refuse_published(
+_refuse_weak(
     "DJANGO_SECRET_KEY",
     SECRET_KEY,
     f"Set it to a long random string of your own ({_NEW_KEY})"
@@ -149,7 +175,7 @@ DAILY_MODES = env_list("DAILY_MODES", ["D1N", "D3N"])
 # Keys the daily deal numbers (HMAC of date|mode), so nobody can predict a day's deal. Unset:
 # derived from SECRET_KEY, so one secret serves both and the daily one never reveals the key.
 DAILY_SECRET = env_str("DAILY_SECRET")
-_refuse_published(
+_refuse_weak(
     "DAILY_SECRET",
     DAILY_SECRET,
     f"Set it to a long random string of your own ({_NEW_KEY}), "

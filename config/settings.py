@@ -236,16 +236,17 @@ PASSWORD_RESET_TIMEOUT = 3600
 # An e-mail verification link works for two days (seconds), and once (accounts.services).
 EMAIL_VERIFICATION_TIMEOUT = 2 * 24 * 3600
 
-# Repeated failed logins, the API's and the admin's alike, lock out the account and, apart,
-# the client address (django-axes; accounts/lockout.py). Its backend comes first and refuses a
-# locked login before any password is hashed.
+# Repeated failed logins, the API's and the admin's alike, lock out an account from one client
+# address and, apart, the address (django-axes; accounts/lockout.py); never an account from
+# everywhere, which anyone could do to anyone. Its backend comes first and refuses a locked
+# login before any password is hashed.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 # Failures are rows in the database: shared by every process, kept without Redis.
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_FAILURE_LIMIT = env.LOGIN_FAILURE_LIMIT
 AXES_COOLOFF_TIME = env.LOGIN_LOCKOUT_MINUTES / 60  # in hours, as django-axes reads a float
 # An attempt while locked is refused without being counted: it neither extends the lock (an
@@ -291,7 +292,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.jsonio.FastJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "config.api.PagePagination",
     "PAGE_SIZE": 20,
     "DEFAULT_SCHEMA_CLASS": "config.schema.AutoSchema",
@@ -341,6 +342,9 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = env.VAR_DIR / "static"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on a missing root
+# WhiteNoise also serves the apps' own static files, by their plain names: what a page names
+# before `collectstatic` has run (config.storage.StaticStorage).
+WHITENOISE_USE_FINDERS = True
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

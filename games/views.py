@@ -17,14 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import ProcessTokenAuthentication, SessionTokenAuthentication
-from config.api import (
-    CounterThrottle,
-    FastJSONParser,
-    FastJSONRenderer,
-    JSONFirstNegotiation,
-    ScopedThrottle,
-    paginated_response,
-)
+from config.api import CounterThrottle, ScopedThrottle, paginated_response
+from config.jsonio import FastJSONRenderer, JSONFirstNegotiation
 from config.schema import paginated
 from games import hints, selectors, services
 from games.serializers import (
@@ -90,11 +84,11 @@ class GameDetailView(APIView):
 class GameActionView(APIView):
     # The hot path: the token and the throttle's count are kept in memory (the service's
     # statements check the token), the game too, so a move costs one database round trip;
-    # JSON in and out is orjson's, and a client that takes JSON is not negotiated with.
+    # JSON in (every view's parser) and out is orjson's, and a client that takes JSON is not
+    # negotiated with.
     authentication_classes = [ProcessTokenAuthentication, SessionTokenAuthentication]
     throttle_classes = [CounterThrottle]
     throttle_scope = "moves"
-    parser_classes = [FastJSONParser]
     renderer_classes = [FastJSONRenderer]
     content_negotiation_class = JSONFirstNegotiation
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -98,7 +99,7 @@ def embedded_env(tmp_path: Path) -> dict[str, str]:
     `tmp_path` (file `klondike.sqlite3`), with no Redis: each process has its own memory."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env |= {"KLONDIKE_VAR_DIR": str(tmp_path), "DJANGO_DEBUG": "0", "DJANGO_HTTPS": "0"}
-    env.setdefault("DJANGO_SECRET_KEY", "a-key-of-this-test-run-only-" + os.urandom(8).hex())
+    env.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))  # of this test run only
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput"],
         cwd=ROOT, env=env, check=True, capture_output=True,

@@ -106,8 +106,10 @@ def test_register_rejects_a_name_taken_in_any_case(api_client, make_user, taken)
 
 @pytest.mark.parametrize(
     "name",
-    ["admin", "ROOT", "Support", "moderator", "SyStEm", "staff", "Klondike", "KLONDIKE"],
-)
+    ["admin", "ROOT", "Support", "moderator", "SyStEm", "staff", "Klondike", "KLONDIKE",
+     # Look-alikes: punctuation, and letters and digits that pass for each other.
+     "Admin.", "root_", "staff-", "r00t", "Kl0nd1ke", "rnoderator", "5upport", "sys.tem"],
+)  # fmt: skip
 def test_register_refuses_a_reserved_name_in_any_case(api_client, name):
     response = api_client.post("/api/v1/auth/register", {**GOOD, "username": name}, format="json")
     _assert_invalid(response, "username")

@@ -104,3 +104,37 @@ def test_a_revoked_token_moves_nothing_in_any_process(embedded_env, tmp_path):
     db = tmp_path / "klondike.sqlite3"
     assert _count(db, "knox_authtoken") == 0
     assert _count(db, "games_action") == 4 + 2  # the warm-up moves and the laptop's two
+
+
+def test_a_token_deleted_or_expired_in_the_database_stops_reading_within_a_second(
+    embedded_env, tmp_path
+):
+    """Deleted or cut short in the database, not through the service: every process's reads
+    answered 200 for about 5 minutes (the token cache's lifetime)."""
+    import time
+
+    ports = [free_port(), free_port()]
+    db = tmp_path / "klondike.sqlite3"
+    with (
+        serving(embedded_env, ports[0], tmp_path / "a.log"),
+        serving(embedded_env, ports[1], tmp_path / "b.log"),
+    ):
+        tokens = []
+        for name in ("deleted", "expired"):
+            body = {"username": name, "password": PASSWORD}
+            status, registered = call(ports[0], "POST", "/api/v1/auth/register", None, body)
+            assert status == 201, registered
+            tokens.append(registered["token"])
+        games = {(port, token): _warm(port, token) for port in ports for token in tokens}
+        with sqlite3.connect(db) as conn:
+            ids = dict(conn.execute("SELECT username, id FROM accounts_user"))
+            conn.execute("DELETE FROM knox_authtoken WHERE user_id = ?", [ids["deleted"]])
+            conn.execute(
+                "UPDATE knox_authtoken SET expiry = '2000-01-01 00:00:00' WHERE user_id = ?",
+                [ids["expired"]],
+            )
+        time.sleep(1.2)
+        for (port, token), game in games.items():
+            for path in ("/api/v1/me", f"/api/v1/games/{game['id']}", "/api/v1/daily"):
+                status, answer = call(port, "GET", path, token)
+                assert status == 401, (port, path, answer)

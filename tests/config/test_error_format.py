@@ -102,3 +102,14 @@ def test_a_control_character_in_a_username_is_404(api_client, name):
 def test_a_schema_format_it_does_not_have_is_404_in_json(api_client):
     _error(api_client.get("/api/v1/schema/?format=xml"), 404, "not_found")
     assert api_client.get("/api/v1/schema/").status_code == 200  # YAML, as before
+
+
+@pytest.mark.parametrize("depth", [33, 1000, 1023, 5000])
+def test_a_body_nested_too_deep_is_400_on_every_endpoint(auth_client, depth):
+    """Bodies nested 1,000-5,000 levels deep gave 500 (a recursion error)."""
+    body = '{"a":' * depth + "1" + "}" * depth
+    for path in ("/api/v1/auth/login", "/api/v1/auth/register", "/api/v1/games",
+                 "/api/v1/games/1/actions", "/api/v1/me/email"):  # fmt: skip
+        response = auth_client.post(path, body, content_type="application/json")
+        error = _error(response, 400, "invalid")
+        assert "nests deeper than 32 levels" in error["message"], path

@@ -10,7 +10,7 @@ import pytest
 from rest_framework.exceptions import ParseError
 from rest_framework.renderers import JSONRenderer
 
-from config.api import FastJSONParser, FastJSONRenderer
+from config.jsonio import FastJSONParser, FastJSONRenderer
 
 DOCUMENT = {
     "id": 7,
@@ -42,3 +42,15 @@ def test_the_parser_leaves_other_charsets_to_drf():
     body = '{"card": "é"}'.encode("latin-1")
     parsed = FastJSONParser().parse(io.BytesIO(body), "application/json", {"encoding": "latin-1"})
     assert parsed == {"card": "é"}
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_the_parser_refuses_bodies_nested_too_deep(encoding):
+    from config.jsonio import MAX_JSON_DEPTH
+
+    ok = b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH
+    assert FastJSONParser().parse(io.BytesIO(ok), "application/json", {"encoding": encoding})
+    for depth in (MAX_JSON_DEPTH + 1, 1000, 5000):
+        body = b'{"a":' * depth + b"1" + b"}" * depth
+        with pytest.raises(ParseError, match="nests deeper"):
+            FastJSONParser().parse(io.BytesIO(body), "application/json", {"encoding": encoding})

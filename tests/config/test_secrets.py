@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import stat
 import subprocess
 import sys
@@ -29,7 +30,8 @@ PUBLISHED = [
     "test-only-insecure-secret-key-not-for-production",  # `make test`'s key before
     "klondike-tests",  # tests/conftest.py's daily secret
 ]
-REAL_KEY = "r3al-" + "Qx7!pZ" * 9
+# A key of this run only: any key written in the project's files is published, and refused.
+REAL_KEY = secrets.token_urlsafe(50)
 
 # Starts the service's settings, then computes today's first D1N candidate twice: with the
 # daily secret as configured, and with the old debug key as the daily secret.
@@ -134,8 +136,63 @@ def test_debug_off_with_a_real_key_derives_a_private_daily_secret(tmp_path):
 
 
 def test_debug_off_uses_a_given_daily_secret(tmp_path):
-    conf = _probe(tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=REAL_KEY, DAILY_SECRET="d" * 40)
-    assert conf["daily_secret"] == "d" * 40
+    daily = secrets.token_hex(32)
+    conf = _probe(tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=REAL_KEY, DAILY_SECRET=daily)
+    assert conf["daily_secret"] == daily
+
+
+WEAK = {
+    "one character": "x",
+    "49 characters": secrets.token_urlsafe(50)[:49],
+    "4 different characters": "abcd" * 13,
+    "Django's development prefix": "django-insecure-" + secrets.token_urlsafe(50),
+    "the Dockerfile's old build key": "collectstatic-only",
+    "a test's daily secret": "another secret",
+}
+
+
+@pytest.mark.parametrize("weak", WEAK.values(), ids=WEAK.keys())
+def test_debug_off_refuses_a_weak_secret_key_or_daily_secret(tmp_path, weak):
+    """A 1-character key, a test's key and `DAILY_SECRET='another secret'` started the service
+    with debug off; a short key can be brute-forced against a resigned attempt's cards."""
+    message = _refused(_start(tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=weak))
+    assert f"DJANGO_SECRET_KEY is {weak!r}, " in message and "secrets.token_urlsafe" in message
+    out = _start(tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=REAL_KEY, DAILY_SECRET=weak)
+    assert f"DAILY_SECRET is {weak!r}, " in _refused(out)
+
+
+def test_debug_on_lets_a_weak_key_be(tmp_path):
+    conf = _probe(tmp_path, DJANGO_DEBUG="1", DJANGO_SECRET_KEY="dev")
+    assert conf["secret_key"] == "dev"
+
+
+# Where this project's files give a secret a value: an environment line or a YAML entry, a
+# Python assignment or keyword argument, a shell variable.
+_SECRET_VALUE = re.compile(
+    r"""(?:DJANGO_SECRET_KEY|DAILY_SECRET|SECRET_KEY)["']?\s*[=:]\s*["']([^"'$\n{}]+)["']"""
+    r"""|^(?:DJANGO_SECRET_KEY|DAILY_SECRET)=([^"'$\s{}]+)""",
+    re.MULTILINE,
+)
+
+
+def test_every_secret_written_in_the_project_is_refused_with_debug_off():
+    from config.env import secret_weakness
+
+    files = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
+    written = {}
+    for name in filter(None, files):
+        path = ROOT / name
+        if path.suffix in (".mo", ".png", ".ico", ".woff2") or not path.is_file():
+            continue
+        for match in _SECRET_VALUE.finditer(path.read_text(errors="replace")):
+            written[match[1] or match[2]] = name
+    assert {"change-me-to-a-long-random-string", "klondike-tests", "another secret"} <= set(written)
+    for value, name in written.items():
+        assert secret_weakness(value), (value, name)
 
 
 def test_debug_on_makes_the_secret_key_once_under_the_var_dir(tmp_path):

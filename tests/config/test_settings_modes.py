@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -36,7 +37,12 @@ def _env(**overrides: str) -> dict[str, str]:
         for k, v in os.environ.items()
         if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "DAILY_", "KLONDIKE_VAR_DIR"))
     }
-    env.update({"DJANGO_SECRET_KEY": "k" * 50, "DJANGO_SETTINGS_MODULE": "config.settings"})
+    env.update(
+        {
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+        }
+    )
     env.update(overrides)
     return env
 
@@ -114,7 +120,7 @@ def test_a_bad_boolean_is_refused():
 
 def test_check_deploy_is_clean_under_production_settings():
     env = _env(
-        DJANGO_SECRET_KEY="pr0duction-" + "x9Q!" * 15,
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         DJANGO_ALLOWED_HOSTS="klondike.example",
         DJANGO_DEBUG="0",
     )

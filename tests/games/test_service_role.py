@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 from datetime import timedelta
@@ -76,7 +77,10 @@ def _settings(**overrides: str) -> subprocess.CompletedProcess[str]:
         " print(json.dumps([d['ENGINE'], d.get('USER'), str(d['NAME']), s.SERVICE_DATABASE]))"
     )
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_"))}
-    environ |= {"DJANGO_SECRET_KEY": "k" * 50, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    environ |= {
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
     return subprocess.run(
         [sys.executable, "-c", probe],
         cwd=ROOT,
