@@ -3,8 +3,9 @@
 django-axes counts failed logins in the database, per account and client address together,
 and per client address (never per account alone: anyone could lock anyone out), and its
 authentication backend (first in AUTHENTICATION_BACKENDS) refuses a locked login before any
-password is hashed; `accounts.services.user_login` lets in a device signed in already. `accounts.services.user_login` and the admin's login form both go through
-`authenticate(request, ...)`, so both are counted and both are locked.
+password is hashed. `accounts.services.user_login` and the admin's login form both go through
+`authenticate(request, ...)`, so both are counted and both are locked; `user_login` lets in a
+device signed in to the account already.
 """
 
 from __future__ import annotations
@@ -44,8 +45,9 @@ def lockout_seconds_left(*, request: HttpRequest, credentials: dict[str, Any] | 
 
     django-axes keeps one row per (account, address, user agent) with its failure count and
     the time of its last failure, and locks while the rows of the account and address, or of
-    the address, younger than the cool-off hold `limit` failures or more. The lock ends when the row that
-    brought the count to the limit, counting from the newest, grows older than the cool-off.
+    the address, younger than the cool-off hold `limit` failures or more. The lock ends when
+    the row that brought the count to the limit, counting from the newest, grows older than
+    the cool-off.
     """
     AxesProxyHandler.update_request(request)
     handler = AxesProxyHandler.get_implementation()
