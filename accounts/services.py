@@ -3,6 +3,7 @@ address. Views call these; they hold the rules."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import secrets
@@ -39,7 +40,9 @@ from accounts import lockout, tokens
 from accounts.models import User
 from accounts.validators import username_skeleton
 from config.api import ApplicationError, ConflictError, ForbiddenError
+from config.env import VAR_DIR
 from config.hooks import Hook
+from config.slots import HostSlots
 
 logger = logging.getLogger("accounts.services")
 
@@ -74,6 +77,34 @@ class UsernameTakenError(ApplicationError):
 class MailUnavailableError(ApplicationError):
     status_code = 503
     code = "unavailable"
+
+
+class HashingBusyError(ApplicationError):
+    """Every password-hashing slot of this host is taken (`password_hash_slot`)."""
+
+    status_code = 503
+    code = "unavailable"
+
+
+# One host's password hashes at once (settings.PASSWORD_HASHES_AT_ONCE), as lock files shared
+# by all its processes (config.slots): a login flood from many addresses, each within its
+# throttle, would otherwise keep every core hashing and starve the players' moves.
+_hash_slots = HostSlots("password-hash", settings.PASSWORD_HASHES_AT_ONCE, VAR_DIR / "locks")
+
+
+@contextlib.contextmanager
+def password_hash_slot() -> Iterator[None]:
+    """Hold one of the host's password-hashing slots for the block.
+
+    :raises HashingBusyError: all are taken: 503 `unavailable` at once, `retry_after` 1 s.
+    """
+    with _hash_slots.take() as got:
+        if not got:
+            raise HashingBusyError(
+                gettext("Too many sign-ins at this moment: try again in a second."),
+                retry_after=1,
+            )
+        yield
 
 
 class InvalidCredentialsError(ApplicationError):
@@ -176,7 +207,8 @@ def user_register(
     except DjangoValidationError as exc:
         messages = list(exc.messages)
         raise ApplicationError(messages[0], fields={"password": messages}) from None
-    candidate.set_password(password)
+    with password_hash_slot():
+        candidate.set_password(password)
     try:
         # A savepoint, so a lost race on the unique name leaves the outer transaction usable.
         with transaction.atomic():
@@ -282,10 +314,12 @@ def user_login(
     """
     stored = User.objects.filter(username__iexact=username).only("username").first()
     name = stored.username if stored else username
-    user = authenticate(request, username=name, password=password)
+    with password_hash_slot():
+        user = authenticate(request, username=name, password=password)
     locked = getattr(request, "axes_locked_out", False)
     if user is None and locked and stored is not None and stored.pk == device_user_id:
-        user = ModelBackend().authenticate(request, username=name, password=password)
+        with password_hash_slot():
+            user = ModelBackend().authenticate(request, username=name, password=password)
         # Not locked after all (AxesMiddleware would put its lockout answer in place of this
         # one); and a wrong password from the account's own device is no guess.
         locked = request.axes_locked_out = False  # type: ignore[attr-defined]
@@ -415,7 +449,8 @@ def user_password_reset_confirm(*, uid: str, token: str, new_password: str) -> U
     if not form.is_valid():
         messages = [str(m) for errors in form.errors.values() for m in errors]
         raise ApplicationError(messages[0], fields={"new_password": messages})
-    form.save()
+    with password_hash_slot():
+        form.save()
     user_logout_all(user=user)
     AxesProxyHandler.reset_attempts(username=lockout.lockout_key(username=user.username))
     return user

@@ -205,6 +205,13 @@ if TRUSTED_PROXIES < 0:
 SOLVER_SEARCHES_AT_ONCE = env_int("SOLVER_SEARCHES_AT_ONCE", 1)
 if SOLVER_SEARCHES_AT_ONCE < 1:
     raise ImproperlyConfigured("SOLVER_SEARCHES_AT_ONCE is at least 1.")
+# Password hashes (a login, a sign-up, a new password: PBKDF2 at Django's million iterations,
+# about half a second of a core each) one host runs at once, across all its server processes;
+# past that, one answers 503 at once. A login flood from many addresses then takes this many
+# cores at most, never the moves'.
+PASSWORD_HASHES_AT_ONCE = env_int("PASSWORD_HASHES_AT_ONCE", 1)
+if PASSWORD_HASHES_AT_ONCE < 1:
+    raise ImproperlyConfigured("PASSWORD_HASHES_AT_ONCE is at least 1.")
 # More scoped rates: hints, game creation (casual games and ranked starts) and exports, per
 # player.
 THROTTLE_HINTS = env_str("THROTTLE_HINTS", "60/min")
@@ -217,7 +224,8 @@ THROTTLE_EXPORT = env_str("THROTTLE_EXPORT", "6/min")
 # DATABASE_URL.
 DATABASE_MIGRATE_URL = env_str("DATABASE_MIGRATE_URL")
 
-# Failed logins (API and admin alike) lock out an account, and separately a client address,
+# Failed logins (API and admin alike) lock out an account from one client address, and
+# separately the address,
 # after LOGIN_FAILURE_LIMIT failures within LOGIN_LOCKOUT_MINUTES, until that much time has
 # passed since the failures that reached the limit (django-axes, counted in the database).
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)

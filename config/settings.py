@@ -408,6 +408,7 @@ DAILY_MODES = env.DAILY_MODES
 DAILY_SECRET = env.DAILY_SECRET
 DAILY_SOLVE_BUDGET_S = env.DAILY_SOLVE_BUDGET_S
 SOLVER_SEARCHES_AT_ONCE = env.SOLVER_SEARCHES_AT_ONCE
+PASSWORD_HASHES_AT_ONCE = env.PASSWORD_HASHES_AT_ONCE
 # "Winnable deals only" (games.pool): proven-winnable deals kept per mode, and the solver time
 # the fill job gives each candidate.
 DEAL_POOL_SIZE = 20

@@ -1,0 +1,92 @@
+"""Password hashes run a bounded number at once per host (settings.PASSWORD_HASHES_AT_ONCE):
+a login flood from many addresses hashed without bound and starved other players' moves
+(their median went from 0.020 s to 1.05 s with 3 clients, 5.3 s with 6). Past the bound a
+login, a sign-up or a new password answers 503 at once, and nothing is stored or counted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from axes.models import AccessAttempt
+from django.contrib.auth.tokens import default_token_generator
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from accounts import services
+from accounts.models import User
+from config.slots import HostSlots
+from tests.servers import call, embedded_env, free_port, serving
+
+__all__ = ["embedded_env"]  # the fixture, used by name
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "correct-horse-battery"
+
+
+@pytest.fixture
+def slots_taken() -> Iterator[None]:
+    """Every hashing slot of this host held, as other requests' hashes would hold them."""
+    with services._hash_slots.take() as got:
+        assert got
+        yield
+
+
+def _busy(response) -> None:
+    assert response.status_code == 503, response.content
+    error = response.json()["error"]
+    assert error["code"] == "unavailable" and error["retry_after"] == 1
+    assert response["Retry-After"] == "1"
+
+
+def test_a_login_past_the_bound_answers_503_and_counts_no_failure(
+    api_client, make_user, slots_taken
+):
+    make_user("hashy", PASSWORD)
+    _busy(api_client.post("/api/v1/auth/login", {"username": "hashy", "password": PASSWORD},
+                          format="json"))  # fmt: skip
+    _busy(api_client.post("/api/v1/auth/login", {"username": "hashy", "password": "wrong-one"},
+                          format="json"))  # fmt: skip
+    assert AccessAttempt.objects.count() == 0  # a busy server is nobody's failed login
+
+
+def test_a_sign_up_past_the_bound_answers_503_and_stores_nothing(api_client, slots_taken):
+    body = {"username": "newcomer", "password": PASSWORD}
+    _busy(api_client.post("/api/v1/auth/register", body, format="json"))
+    assert not User.objects.filter(username="newcomer").exists()
+
+
+def test_a_new_password_past_the_bound_answers_503_and_changes_nothing(
+    api_client, make_user, slots_taken
+):
+    user, _ = make_user("forgetful", PASSWORD)
+    body = {
+        "uid": urlsafe_base64_encode(force_bytes(user.pk)),
+        "token": default_token_generator.make_token(user),
+        "new_password": "another-good-password-9",
+    }
+    _busy(api_client.post("/api/v1/auth/password-reset/confirm", body, format="json"))
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD)
+
+
+def test_a_free_slot_lets_logins_through(api_client, make_user):
+    make_user("calm", PASSWORD)
+    body = {"username": "calm", "password": PASSWORD}
+    assert api_client.post("/api/v1/auth/login", body, format="json").status_code == 200
+
+
+def test_the_bound_holds_for_every_process_on_the_host(embedded_env, tmp_path):
+    """A server process finds the slot that another process holds (lock files under the
+    host's KLONDIKE_VAR_DIR), and answers 503 until it is let go."""
+    port = free_port()
+    with serving(embedded_env, port, tmp_path / "server.log"):
+        body = {"username": "shared", "password": PASSWORD}
+        assert call(port, "POST", "/api/v1/auth/register", None, body)[0] == 201
+        other_process = HostSlots("password-hash", 1, tmp_path / "locks")
+        with other_process.take() as got:
+            assert got
+            status, answer = call(port, "POST", "/api/v1/auth/login", None, body)
+            assert status == 503 and answer["error"]["code"] == "unavailable", answer
+        assert call(port, "POST", "/api/v1/auth/login", None, body)[0] == 200
