@@ -23,6 +23,16 @@ def test_unknown_api_path_is_404(api_client):
     _error(api_client.get("/api/v2/me"), 404, "not_found")
 
 
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete", "options"])
+def test_unknown_api_path_is_404_for_every_method(method):
+    """A POST to an unknown /api/ path was 403 `csrf_failed`, a code in no documented list."""
+    browser = Client(enforce_csrf_checks=True)
+    response = getattr(browser, method)(
+        "/api/v1/no-such-thing", "{}", content_type="application/json"
+    )
+    _error(response, 404, "not_found")
+
+
 def test_unknown_api_path_is_404_with_debug_on(api_client, settings):
     settings.DEBUG = True
     _error(api_client.get("/api/v1/no-such-thing"), 404, "not_found")
