@@ -313,6 +313,31 @@ class CounterThrottle(ScopedThrottle):
         return max(0.0, self.window_end - self.now)
 
 
+class MethodFirstMiddleware:
+    """A method a DRF view does not take is 405 before anything else: DRF itself checks the
+    credentials, the permissions and the throttles first, so a DELETE on a POST endpoint was
+    a 401 without a token, and a 429 when throttled."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> Any:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view_func: Any, view_args: Any, view_kwargs: Any
+    ) -> Any:
+        cls = getattr(view_func, "cls", None)  # a DRF view's as_view() keeps its class
+        method = (request.method or "").lower()
+        if cls is None or (method in cls.http_method_names and hasattr(cls, method)):
+            return None
+        allowed = cls(**getattr(view_func, "initkwargs", {})).allowed_methods
+        detail = exceptions.MethodNotAllowed(request.method).detail
+        response = JsonResponse(error_body("method_not_allowed", str(detail)), status=405)
+        response["Allow"] = ", ".join(allowed)
+        return response
+
+
 # --- Django-level handlers: errors raised outside DRF views -------------------------------
 
 

@@ -44,6 +44,22 @@ def test_wrong_method_is_405(api_client):
     _error(api_client.delete("/api/v1/auth/register"), 405, "method_not_allowed")
 
 
+def test_wrong_method_is_405_before_401_and_429(api_client, settings):
+    """DELETE /auth/logout-all without a token was 401, not 405."""
+    error = _error(api_client.delete("/api/v1/auth/logout-all"), 405, "method_not_allowed")
+    assert "DELETE" in error["message"]
+    response = api_client.put("/api/v1/games", {}, format="json")
+    _error(response, 405, "method_not_allowed")
+    assert set(response["Allow"].split(", ")) == {"GET", "POST", "OPTIONS"}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+                                   "login": "1/min"},
+    }  # fmt: skip
+    api_client.post("/api/v1/auth/login", {"username": "x", "password": "y"}, format="json")
+    _error(api_client.get("/api/v1/auth/login"), 405, "method_not_allowed")
+
+
 def test_not_acceptable_is_406(api_client):
     response = api_client.get("/api/v1/health", HTTP_ACCEPT="application/xml")
     _error(response, 406, "not_acceptable")
