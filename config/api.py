@@ -24,6 +24,7 @@ from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 from rest_framework.views import set_rollback
 
 from config.cache import CACHE_ERRORS, cache_failed, cache_paused
+from config.fields import PageNumberField
 from config.memo import ProcessMemo
 
 logger = logging.getLogger("config.api")
@@ -168,9 +169,11 @@ class PagePagination(PageNumberPagination):
 
     def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> Any:
         raw = request.query_params.get(self.page_query_param)
-        if raw is not None and raw != "last" and not (raw.isascii() and raw.isdigit()):
-            message = gettext("A page number is a positive integer.")
-            raise exceptions.ValidationError({"page": [message]})
+        if raw is not None:
+            try:
+                PageNumberField().run_validation(raw)
+            except exceptions.ValidationError as exc:
+                raise exceptions.ValidationError({"page": exc.detail}) from None
         return super().paginate_queryset(queryset, request, view)
 
 

@@ -39,3 +39,20 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid")
         return data
+
+
+# The last page number any list may be asked for: deeper is no list of ours.
+MAX_PAGE = 10_000_000
+
+
+class PageNumberField(serializers.IntegerField):
+    """A `?page=` number, checked alike on every list: an integer from 1 to MAX_PAGE; anything
+    else is the one message."""
+
+    default_error_messages = {
+        key: _("A page number is a positive integer.")
+        for key in ("invalid", "min_value", "max_value", "max_string_length")
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=1, max_value=MAX_PAGE, **kwargs)

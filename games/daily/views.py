@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from config.api import NotFoundError, ScopedThrottle, client_address
 from config.browser import browser_id
+from config.fields import PageNumberField
 from games import clock
 from games import selectors as game_selectors
 from games.daily import selectors, services
@@ -101,7 +102,7 @@ class DailyLeaderboardView(APIView):
     permission_classes = [AllowAny]
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        page = serializers.IntegerField(required=False, min_value=1, max_value=10_000_000)
+        page = PageNumberField(required=False)
         around = serializers.ChoiceField(choices=["me"], required=False)
 
     @extend_schema(

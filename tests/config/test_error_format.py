@@ -139,3 +139,13 @@ def test_a_body_nested_too_deep_is_400_on_every_endpoint(auth_client, depth):
         response = auth_client.post(path, body, content_type="application/json")
         error = _error(response, 400, "invalid")
         assert "nests deeper than 32 levels" in error["message"], path
+
+
+@pytest.mark.parametrize("page", ["0", "-1", "two", "1.5", "10000001", "last"])
+def test_page_numbers_are_checked_alike_on_every_list(auth_client, page):
+    """`GET /games?page=0` was 404 "Invalid page.", where the leaderboards answered 400."""
+    from tests.games.daily.conftest import DAY
+
+    for path in ("/api/v1/games", f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N"):
+        error = _error(auth_client.get(path, {"page": page}), 400, "invalid")
+        assert error["fields"]["page"] == ["A page number is a positive integer."], path
