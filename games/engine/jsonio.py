@@ -33,6 +33,15 @@ __all__ = ["ACTION_NAMES", "action_from_dict", "action_to_dict", "auto_from_dict
 
 ACTION_NAMES = ("draw", "recycle", "move", "tap", "double_tap", "undo", "resign")
 _SIMPLE: dict[str, Action] = {"draw": DRAW, "recycle": RECYCLE, "undo": UNDO, "resign": RESIGN}
+# The fields an action takes; another action's field in its body is an error, as a malformed
+# one would be (other keys, such as the API's ``seq``, are not the action's business).
+_FIELDS = ("from", "to", "count", "card")
+_TAKES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(_SIMPLE, ()),
+    "move": _FIELDS,
+    "tap": ("from",),
+    "double_tap": ("from", "card"),
+}
 
 
 def _pile(d: dict[str, Any], key: str, *, allowed: tuple[str, ...] | None = None) -> str:
@@ -60,19 +69,26 @@ def _card(d: dict[str, Any]) -> Card | None:
 
 
 def action_from_dict(d: Any) -> Action:
-    """Parse an API action body; unknown keys (such as ``seq``) are ignored.
+    """Parse an API action body; unknown keys (such as ``seq``) are ignored, and a field that
+    another action takes (``from``, ``to``, ``count``, ``card``) is an error.
 
     >>> action_from_dict({"action": "double_tap", "from": "t3", "card": "9h"})
     DoubleTap(src='t3', card=Card.parse('9H'))
 
     :raises ActionDataError: unknown action or pile, bad ``count`` (not a positive int, a
-        bool, or above 13) or ``card``, wrong types, missing keys.
+        bool, or above 13) or ``card``, wrong types, missing keys, another action's field.
     """
     if not isinstance(d, dict):
         raise ActionDataError("an action is a JSON object")
     name = d.get("action")
     if not isinstance(name, str):
         raise ActionDataError("'action' is required and must be a string")
+    foreign = [key for key in _FIELDS if key in d and key not in _TAKES.get(name, _FIELDS)]
+    if foreign:
+        raise ActionDataError(
+            f"{name!r} takes no {', '.join(repr(key) for key in foreign)}; it takes "
+            f"{', '.join(repr(key) for key in _TAKES[name]) or 'no other field'}"
+        )
     simple = _SIMPLE.get(name)
     if simple is not None:
         return simple

@@ -40,7 +40,16 @@ BAD_BODIES = {
     "count as bool": {"action": "move", "from": "t5", "to": "t4", "count": True},
     "card malformed": {"action": "double_tap", "from": "t5", "card": "1Z"},
     "tap from stock": {"action": "tap", "from": "stock"},
-}
+    # Each action checks its own fields as strictly as `move`: a draw with malformed fields
+    # was applied (200).
+    "draw with a move's fields": {"action": "draw", "from": {}, "to": 1369, "card": "0",
+                                  "count": 99},
+    "undo with a card": {"action": "undo", "card": "AS"},
+    "recycle with a pile": {"action": "recycle", "from": "waste"},
+    "resign with a count": {"action": "resign", "count": 1},
+    "tap with a count": {"action": "tap", "from": "t1", "count": 1},
+    "double tap with a target": {"action": "double_tap", "from": "t1", "to": "t2"},
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
