@@ -117,21 +117,28 @@ def attacker(client: Client, until: float, seen: collections.Counter[str]) -> No
 def login_attacker(
     port: int, addresses: list[str], until: float, seen: collections.Counter[str]
 ) -> None:
-    """Log in with wrong passwords, each request from the next of `addresses` (loopback
-    addresses: the connection's own, as the server counts it), as fast as answers come."""
+    """Log in with wrong passwords, each request from the next of `addresses` that may send
+    (loopback addresses: the connection's own, as the server counts it), as fast as the limits
+    allow: an address's 429 or 503 is waited out for its `Retry-After`, the others go on."""
     body = json.dumps({"username": "victim", "password": "not-the-password"})
     headers = {"Content-Type": "application/json"}
-    for i in range(MAX_REQUESTS):
-        if time.monotonic() >= until:
+    ready = dict.fromkeys(addresses, 0.0)  # address -> when it may send again
+    for _ in range(MAX_REQUESTS):
+        now = time.monotonic()
+        if now >= until:
             return
-        conn = HTTPConnection(
-            HOST, port, timeout=30, source_address=(addresses[i % len(addresses)], 0)
-        )
+        address = min(ready, key=ready.__getitem__)
+        if ready[address] > now:
+            time.sleep(min(ready[address], until) - now)
+            continue
+        conn = HTTPConnection(HOST, port, timeout=30, source_address=(address, 0))
         try:
             conn.request("POST", "/api/v1/auth/login", body=body, headers=headers)
             response = conn.getresponse()
             response.read()
             seen[f"login {response.status}"] += 1
+            wait = response.getheader("Retry-After")
+            ready[address] = time.monotonic() + (float(wait) if wait else 0.0)
         finally:
             conn.close()
 
