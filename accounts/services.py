@@ -418,17 +418,24 @@ def user_password_reset_send(
         )
 
 
+def _link_account(uid: str, *, lock: bool = False) -> User | None:
+    """The active account an e-mailed link's `uid` (its id in URL-safe base64) names, locked
+    for the transaction with `lock`; None for a uid that does not decode or names none."""
+    try:
+        pk = int(force_str(urlsafe_base64_decode(uid)))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    accounts = User.objects.select_for_update() if lock else User.objects
+    return accounts.filter(pk=pk, is_active=True).first()
+
+
 def _reset_link_user(*, uid: str, token: str) -> User:
     """The active account a reset link names, if its token is valid.
 
     :raises InvalidResetLinkError: the uid names no active account, or the token is forged,
         expired or used (it is bound to the password it was issued under).
     """
-    try:
-        pk = int(force_str(urlsafe_base64_decode(uid)))
-        user = User.objects.get(pk=pk, is_active=True)
-    except (TypeError, ValueError, OverflowError, User.DoesNotExist):
-        user = None
+    user = _link_account(uid)
     if user is None or not default_token_generator.check_token(user, token):
         message = gettext("This password reset link is invalid or has expired. Ask for a new one.")
         raise InvalidResetLinkError(message, fields={"token": [message]})
@@ -603,11 +610,7 @@ def user_email_verify(*, uid: str, token: str) -> User:
         account that is inactive or a guest (code `invalid`, `fields.token`).
     :raises EmailTakenError: another account verified this address first (any letter case).
     """
-    try:
-        pk = int(force_str(urlsafe_base64_decode(uid)))
-        user = User.objects.select_for_update().filter(pk=pk, is_active=True).first()
-    except (TypeError, ValueError, OverflowError):
-        user = None
+    user = _link_account(uid, lock=True)
     if (
         user is None
         or user.is_guest
