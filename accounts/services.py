@@ -366,7 +366,8 @@ def user_password_reset_request(
         raise MailUnavailableError(
             gettext(
                 "Password reset e-mails cannot be sent just now; please try again in a few minutes."
-            )
+            ),
+            retry_after=60,
         ) from None
 
 

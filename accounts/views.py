@@ -32,6 +32,7 @@ from accounts.authentication import (
 from accounts.serializers import StatsSerializer, UserSerializer
 from config.api import ScopedThrottle
 from config.fields import StrictCharField
+from config.schema import errors
 from games import selectors as game_selectors
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -132,7 +133,9 @@ class RegisterView(APIView):
                 )
             return value
 
-    @extend_schema(request=InputSerializer, responses={201: AuthOutput}, auth=[])
+    @extend_schema(
+        request=InputSerializer, responses={201: AuthOutput, **errors("unavailable")}, auth=[]
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -160,7 +163,11 @@ class LoginView(APIView):
         username = StrictCharField(max_length=150)
         password = StrictCharField(max_length=128, trim_whitespace=False)
 
-    @extend_schema(request=InputSerializer, responses={200: AuthOutput}, auth=[])
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: AuthOutput, **errors("invalid_credentials", "unavailable")},
+        auth=[],
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -220,7 +227,11 @@ class PasswordResetView(APIView):
     class OutputSerializer(serializers.Serializer[dict[str, str]]):
         detail = serializers.CharField()
 
-    @extend_schema(request=InputSerializer, responses={202: OutputSerializer}, auth=[])
+    @extend_schema(
+        request=InputSerializer,
+        responses={202: OutputSerializer, **errors("unavailable")},  # the e-mail queue is away
+        auth=[],
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -248,7 +259,7 @@ class PasswordResetConfirmView(APIView):
         token = StrictCharField(max_length=128)
         new_password = StrictCharField(max_length=128, trim_whitespace=False)
 
-    @extend_schema(request=InputSerializer, responses={204: None}, auth=[])
+    @extend_schema(request=InputSerializer, responses={204: None, **errors("unavailable")}, auth=[])
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -274,7 +285,7 @@ class GuestView(APIView):
         responses={
             201: OutputSerializer,
             200: OpenApiResponse(OutputSerializer, description="already signed in: unchanged"),
-            403: OpenApiResponse(description="no CSRF cookie, or a wrong X-CSRFToken"),
+            **errors("permission_denied"),  # a guest's session needs the CSRF cookie
         },
         auth=[],
     )
@@ -362,14 +373,16 @@ class MeView(APIView):
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def patch(self, request: Request) -> Response:
         """Keeps the language the player picked on their profile, and sets it as the language
-        cookie of this device."""
-        data = self.InputSerializer(data=request.data)
+        cookie of this device. Every field is optional, as in any PATCH: without one, nothing
+        changes."""
+        data = self.InputSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        user = services.user_language_set(
-            user=request.user, language=data.validated_data["language"]
-        )
+        user = request.user
+        if "language" in data.validated_data:
+            user = services.user_language_set(user=user, language=data.validated_data["language"])
         response = Response(self.OutputSerializer(user).data)
-        _set_language_cookie(response, user.language)
+        if user.language:
+            _set_language_cookie(response, user.language)
         return response
 
 
@@ -392,7 +405,7 @@ def _email_answer(user: Any, sent: bool) -> Response:
 _EMAIL_RESPONSES = {
     202: OpenApiResponse(EmailOutputSerializer, description="a verification link is on its way"),
     200: OpenApiResponse(EmailOutputSerializer, description="the address is verified already"),
-    403: OpenApiResponse(description="account_required: a guest has no address"),
+    **errors("account_required"),
 }
 
 
@@ -428,7 +441,7 @@ class MeEmailVerificationView(APIView):
 
     @extend_schema(
         request=None,
-        responses={**_EMAIL_RESPONSES, 400: OpenApiResponse(description="no address yet")},
+        responses={**_EMAIL_RESPONSES, **errors("invalid")},  # invalid: no address yet
     )
     def post(self, request: Request) -> Response:
         user, sent = services.user_email_verification_send(
@@ -460,8 +473,8 @@ class VerifyEmailView(APIView):
         request=InputSerializer,
         responses={
             200: OutputSerializer,
-            400: OpenApiResponse(description="invalid: a bad, used or expired link"),
-            409: OpenApiResponse(description="email_taken: another account verified it first"),
+            # invalid: a bad, used or expired link (the body's checks add it too)
+            **errors("email_taken"),
         },
         auth=[],
     )

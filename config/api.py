@@ -30,6 +30,34 @@ from config.memo import ProcessMemo
 logger = logging.getLogger("config.api")
 
 
+# Every `error.code` the API answers, with its status and what it means: the schema's enum
+# (`config.schema`), checked against docs/api.md and against every error class by the tests.
+ERROR_CODES: dict[str, tuple[int, str]] = {
+    "invalid": (400, "malformed input; `fields` holds each field's messages"),
+    "not_authenticated": (401, "no credentials"),
+    "authentication_failed": (401, "a token or session that is expired, revoked or unknown"),
+    "invalid_credentials": (401, "a wrong username or password"),
+    "permission_denied": (403, "not allowed (with the session cookie: no or a wrong X-CSRFToken)"),
+    "account_required": (403, "a guest asked for what only an account has"),
+    "email_unverified": (403, "ranked play needs a verified e-mail address"),
+    "not_found": (404, "no such resource, or one the caller may not see"),
+    "method_not_allowed": (405, "a method the endpoint does not take (with an `Allow` header)"),
+    "not_acceptable": (406, "the `Accept` header takes no format the endpoint answers in"),
+    "seq_mismatch": (409, "a stale `seq`; `expected` is the log's length"),
+    "game_over": (409, "the game is over, or its ranked attempt's grace hour has passed"),
+    "already_played": (409, "the ranked attempt is finished; `game` is its id"),
+    "daily_deal_open": (409, "the deal is an open daily challenge's"),
+    "email_taken": (409, "another account verified the address first"),
+    "request_too_large": (413, "a body over 256 KiB"),
+    "unsupported_media_type": (415, "a body that is not JSON"),
+    "illegal_move": (422, "the rules refuse the action; `reason` and `details` say why"),
+    "throttled": (429, "too many requests: wait `retry_after` seconds (the `Retry-After` header)"),
+    "server_error": (500, "a fault on the server's side"),
+    "replay_mismatch": (500, "the server's replay of a log disagrees with its position: a fault"),
+    "unavailable": (503, "busy or away for a moment: wait `retry_after` seconds"),
+}
+
+
 class ApplicationError(Exception):
     """A business-rule error raised by a service; the exception handler renders it.
 

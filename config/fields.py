@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
@@ -39,6 +40,19 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid")
         return data
+
+
+def refuse_unknown_fields(data: Any, known: Iterable[str]) -> None:
+    """For a body whose shape is one of several (`oneOf` in the schema): a field it does not
+    take is an error, not ignored, since it may be a misspelt one that changes the answer.
+
+    :raises ValidationError: `data` is an object with a key not in `known`.
+    """
+    if isinstance(data, dict):
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            message = _("Not a field of this request.")
+            raise serializers.ValidationError({key: [message] for key in unknown})
 
 
 # The last page number any list may be asked for: deeper is no list of ours.

@@ -322,6 +322,17 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.schema.closed_alternatives",
+    ],
+    "ENUM_NAME_OVERRIDES": {
+        "ErrorCodeEnum": "config.schema.ERROR_CODE_CHOICES",
+        "GameStatusEnum": "games.serializers.GAME_STATUSES",
+        "AnalysisStatusEnum": "games.serializers.ANALYSIS_STATUSES",
+        "PileEnum": "games.serializers.PILES",
+        "TappedPileEnum": "games.serializers.TAPPED_PILES",
+    },
 }
 
 # --- Internationalisation, static files ----------------------------------------------------

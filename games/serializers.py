@@ -6,18 +6,41 @@ serializers here describe them for the schema and are not run on the hot path.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from django.utils.translation import gettext
+from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from config.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    refuse_unknown_fields,
+)
 from games import engine
+
+GAME_STATUSES = ["playing", "won", "resigned"]
+# The largest `seq` an action may carry: a 64-bit integer's, as JSON decoders keep it exact.
+MAX_SEQ = 2**63 - 1
+ANALYSIS_STATUSES = [
+    "won",
+    "still_winnable",
+    "point_of_no_return",
+    "unwinnable_from_start",
+    "inconclusive",
+]
+# The piles an action may start from: any for a move, the waste or a column for a tap.
+PILES = list(engine.PILES)
+TAPPED_PILES = ["waste", *engine.COLUMNS]
+# A card as input takes (`engine.Card.parse`): rank (T for 10) and suit, in any case.
+CARD_PATTERN = r"^\s*(?:[AaJjQqKkTt2-9]|10)[SsHhDdCc]\s*$"
 
 
 class RulesSerializer(serializers.Serializer[dict[str, Any]]):
-    draw = serializers.IntegerField()
-    preset = serializers.CharField()
+    draw = serializers.ChoiceField(choices=[1, 3])
+    preset = serializers.ChoiceField(choices=list(engine.PRESETS))
     passes = serializers.IntegerField(allow_null=True)
     foundation_return = serializers.BooleanField()
     auto_finish = serializers.BooleanField()
@@ -41,7 +64,7 @@ class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
     code = serializers.CharField(allow_null=True)
     kind = serializers.ChoiceField(choices=["casual", "daily"])
     rules = RulesSerializer()
-    status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
+    status = serializers.ChoiceField(choices=GAME_STATUSES)
     seq = serializers.IntegerField()
     moves = serializers.IntegerField()
     score = serializers.IntegerField(allow_null=True)
@@ -105,7 +128,41 @@ class ResultFiguresSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class ReplayResultSerializer(ResultFiguresSerializer):
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=GAME_STATUSES)
+
+
+class DealSerializer(serializers.Serializer[dict[str, Any]]):
+    """A deal's full initial layout (`engine.Deal.to_dict`)."""
+
+    tableau = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        min_length=7,
+        max_length=7,
+        help_text="t1..t7, bottom first; the last card of each is the one dealt face up.",
+    )
+    stock = serializers.ListField(
+        child=serializers.CharField(), help_text="The stock, the first card drawn first."
+    )
+
+
+class AnalysisSerializer(serializers.Serializer[dict[str, Any]]):
+    """Where a game that was not won went wrong (`engine.solver.Analysis.to_dict`)."""
+
+    status = serializers.ChoiceField(choices=ANALYSIS_STATUSES)
+    point_of_no_return = serializers.IntegerField(
+        allow_null=True,
+        help_text="The index in the log of the action after which the deal could no longer be won.",
+    )
+    notation = serializers.CharField(allow_null=True, help_text="That action, in notation.")
+    winning_line = serializers.ListField(
+        child=serializers.CharField(), help_text="A winning line, in notation."
+    )
+    winning_line_after = serializers.IntegerField(
+        allow_null=True, help_text="The line wins from the position after this many actions."
+    )
+    effective_actions = serializers.IntegerField()
+    solver_calls = serializers.IntegerField()
+    message = serializers.CharField()
 
 
 class ReplaySerializer(serializers.Serializer[dict[str, Any]]):
@@ -117,13 +174,15 @@ class ReplaySerializer(serializers.Serializer[dict[str, Any]]):
         "`deal` and `analysis` are null, and the cards are only those the player saw "
         "(`initial` and each action's `revealed`)."
     )
-    deal = serializers.JSONField(
+    deal = DealSerializer(
         allow_null=True, help_text="The full initial layout: every card (null when redacted)."
     )
     initial = PublicStateSerializer(help_text="The starting position as the player saw it.")
     actions = LoggedActionSerializer(many=True)
     result = ReplayResultSerializer()
-    analysis = serializers.JSONField(allow_null=True)
+    analysis = AnalysisSerializer(
+        allow_null=True, help_text="Null until computed, for a won game, and when redacted."
+    )
 
 
 class StartGameSerializer(serializers.Serializer[dict[str, Any]]):
@@ -137,6 +196,10 @@ class StartGameSerializer(serializers.Serializer[dict[str, Any]]):
         required=False,
         help_text="With draw and preset: deal only a deal the solver has proven winnable.",
     )
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        refuse_unknown_fields(data, self.fields)
+        return super().to_internal_value(data)  # type: ignore[no-any-return]
 
     def validate_draw(self, value: int) -> int:
         if value not in (1, 3):
@@ -177,6 +240,78 @@ class StartedGameSerializer(GameSerializer):
     )
 
 
+def _action_shape(
+    name: str, actions: list[str], fields: dict[str, serializers.Field[Any, Any, Any, Any]]
+) -> type[serializers.Serializer[dict[str, Any]]]:
+    """The schema of the actions in `actions`, which take `fields` ("from" is a keyword)."""
+
+    def get_fields(self: Any) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        return {
+            "seq": StrictIntegerField(
+                min_value=0,
+                max_value=MAX_SEQ,
+                help_text="The number of actions you have seen in the log.",
+            ),
+            "action": serializers.ChoiceField(choices=actions),
+            **{key: copy.deepcopy(field) for key, field in fields.items()},
+        }
+
+    return type(name, (serializers.Serializer,), {"get_fields": get_fields})
+
+
+_FROM_ANY = serializers.ChoiceField(choices=PILES)
+_FROM_TAPPED = serializers.ChoiceField(choices=TAPPED_PILES)
+_CARD = serializers.RegexField(
+    CARD_PATTERN, required=False, allow_null=True, help_text="e.g. 9H (T or 10 for a ten)"
+)
+_BARE_ACTIONS = ["draw", "recycle", "undo", "resign"]
+_ACTION_SHAPES = {
+    **dict.fromkeys(_BARE_ACTIONS, _action_shape("BareAction", _BARE_ACTIONS, {})),
+    "move": _action_shape(
+        "MoveAction",
+        ["move"],
+        {
+            "from": _FROM_ANY,
+            "to": serializers.ChoiceField(choices=["f", *engine.FOUNDATIONS, *engine.COLUMNS]),
+            "count": serializers.IntegerField(
+                required=False, min_value=1, max_value=13, help_text="Default 1."
+            ),
+            "card": _CARD,
+        },
+    ),
+    "tap": _action_shape("TapAction", ["tap"], {"from": _FROM_TAPPED}),
+    "double_tap": _action_shape(
+        "DoubleTapAction", ["double_tap"], {"from": _FROM_TAPPED, "card": _CARD}
+    ),
+}
+# The body of POST .../actions in the schema: one shape per action, told apart by `action`.
+ACTION_REQUEST = PolymorphicProxySerializer(
+    component_name="Action",
+    serializers=_ACTION_SHAPES,
+    resource_type_field_name="action",
+)
+
+
+class DealCodeSerializer(serializers.Serializer[dict[str, Any]]):
+    code = serializers.CharField(max_length=32, help_text="A deal code, e.g. KL1-D1N-AAAAAAG.")
+
+
+class RandomDealSerializer(serializers.Serializer[dict[str, Any]]):
+    draw = serializers.ChoiceField(choices=[1, 3])
+    preset = serializers.ChoiceField(choices=list(engine.PRESETS), help_text="Any case.")
+    winnable = serializers.BooleanField(
+        required=False, help_text="Deal only a deal the solver has proven winnable."
+    )
+
+
+# The body of POST /games in the schema: a deal code, or a random deal's draw and preset.
+START_GAME_REQUEST = PolymorphicProxySerializer(
+    component_name="StartGame",
+    serializers=[DealCodeSerializer, RandomDealSerializer],
+    resource_type_field_name=None,
+)
+
+
 class ActionInputSerializer(ActionBodySerializer):
     """The body of POST .../actions: `seq` plus an action.
 
@@ -186,15 +321,16 @@ class ActionInputSerializer(ActionBodySerializer):
     """
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
-        return {"seq": StrictIntegerField(min_value=0), **super().get_fields()}
+        return {"seq": StrictIntegerField(min_value=0, max_value=MAX_SEQ), **super().get_fields()}
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise serializers.ValidationError(
                 {"non_field_errors": [gettext("An action is a JSON object.")]}
             )
+        refuse_unknown_fields(data, ("seq", "action", *engine.ACTION_FIELDS))
         seq = data.get("seq")
-        if type(seq) is not int or seq < 0:
+        if type(seq) is not int or not 0 <= seq <= MAX_SEQ:
             raise serializers.ValidationError(
                 {
                     "seq": [

@@ -19,9 +19,11 @@ from rest_framework.views import APIView
 from accounts.authentication import ProcessTokenAuthentication, SessionTokenAuthentication
 from config.api import CounterThrottle, ScopedThrottle, paginated_response
 from config.jsonio import FastJSONRenderer, JSONFirstNegotiation
-from config.schema import paginated
+from config.schema import PAGE_PARAMETER, errors, paginated
 from games import hints, selectors, services
 from games.serializers import (
+    ACTION_REQUEST,
+    START_GAME_REQUEST,
     ActionInputSerializer,
     GameSerializer,
     GameSummarySerializer,
@@ -43,7 +45,10 @@ class GameListCreateView(APIView):
         return [ScopedThrottle()] if self.request.method == "POST" else []
 
     @extend_schema(
-        parameters=[OpenApiParameter("mine", OpenApiTypes.INT, enum=[1], required=False)],
+        parameters=[
+            OpenApiParameter("mine", OpenApiTypes.INT, enum=[1], required=False),
+            PAGE_PARAMETER,
+        ],
         responses=paginated(GameSummarySerializer, "PaginatedGameList"),
     )
     def get(self, request: Request) -> Response:
@@ -58,7 +63,10 @@ class GameListCreateView(APIView):
             item=lambda game: selectors.game_summary(game=game),
         )
 
-    @extend_schema(request=InputSerializer, responses={201: StartedGameSerializer})
+    @extend_schema(
+        request=START_GAME_REQUEST,
+        responses={201: StartedGameSerializer, **errors("daily_deal_open")},
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -96,14 +104,10 @@ class GameActionView(APIView):
         pass
 
     @extend_schema(
-        request=InputSerializer,
+        request=ACTION_REQUEST,
         responses={
             200: GameSerializer,
-            409: OpenApiResponse(description="seq_mismatch (with `expected`) or game_over"),
-            422: OpenApiResponse(
-                description="illegal_move: the message names the rule; `reason` and "
-                "`details` say which rule and what it names (docs/api.md)"
-            ),
+            **errors("seq_mismatch", "game_over", "illegal_move", "replay_mismatch"),
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
@@ -123,8 +127,9 @@ class GameHintView(APIView):
     @extend_schema(
         responses={
             200: HintSerializer,
-            403: OpenApiResponse(description="no hints in a ranked daily attempt"),
-            429: OpenApiResponse(description="throttled: too many hints, or one still searched"),
+            # permission_denied: no hints in a ranked daily attempt; throttled: also while
+            # the player's last hint is still searched
+            **errors("permission_denied", "game_over"),
         }
     )
     def get(self, request: Request, game_id: int) -> Response:
@@ -159,7 +164,9 @@ class GameExportView(APIView):
     @extend_schema(
         responses={
             (200, "application/x-ndjson"): OpenApiResponse(
-                description="One JSON replay document per line, for every finished game."
+                OpenApiTypes.STR,
+                description="One replay document (the `Replay` schema) a line, oldest game "
+                "first, for every finished game; an open daily's attempt redacted.",
             )
         }
     )

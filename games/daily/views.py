@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Any
 
@@ -9,7 +10,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -19,6 +20,7 @@ from rest_framework.views import APIView
 from config.api import NotFoundError, ScopedThrottle, client_address
 from config.browser import browser_id
 from config.fields import PageNumberField
+from config.schema import PAGE_PARAMETER, errors
 from games import clock
 from games import selectors as game_selectors
 from games.daily import selectors, services
@@ -29,13 +31,27 @@ from games.daily.serializers import (
 )
 from games.serializers import GameSerializer
 
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+DAY_PARAMETER = OpenApiParameter(
+    "day", OpenApiTypes.DATE, OpenApiParameter.PATH, description="A UTC day, YYYY-MM-DD."
+)
+MODE_PARAMETER = OpenApiParameter(
+    "mode",
+    {"type": "string", "enum": list(settings.DAILY_MODES)},
+    OpenApiParameter.PATH,
+    description="A daily mode (upper or lower case).",
+)
+
 
 def _day(value: str) -> date:
     """A date from the URL.
 
-    :raises ValidationError: not an ISO date (YYYY-MM-DD).
+    :raises ValidationError: not a date written YYYY-MM-DD (as the schema's `format: date`;
+        Python alone would also take `20261203` or a week date).
     """
     try:
+        if not _ISO_DATE.fullmatch(value):
+            raise ValueError(value)
         return date.fromisoformat(value)
     except ValueError:
         raise serializers.ValidationError(
@@ -63,7 +79,9 @@ class DailyTodayView(APIView):
 class DailyDayView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=DailyDaySerializer)
+    @extend_schema(
+        parameters=[DAY_PARAMETER], responses={200: DailyDaySerializer, **errors("invalid")}
+    )
     def get(self, request: Request, day: str) -> Response:
         now = timezone.now()
         when = _not_future(_day(day))
@@ -77,11 +95,12 @@ class DailyStartView(APIView):
 
     @extend_schema(
         request=None,
+        parameters=[DAY_PARAMETER, MODE_PARAMETER],
         responses={
             201: GameSerializer,
             200: GameSerializer,
-            404: OpenApiResponse(description="closed, future or unknown day or mode"),
-            409: OpenApiResponse(description="already_played: the attempt is finished"),
+            # not_found: a closed, future or unknown day or mode
+            **errors("invalid", "account_required", "email_unverified", "already_played"),
         },
     )
     def post(self, request: Request, day: str, mode: str) -> Response:
@@ -107,7 +126,9 @@ class DailyLeaderboardView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("page", OpenApiTypes.INT, required=False),
+            DAY_PARAMETER,
+            MODE_PARAMETER,
+            PAGE_PARAMETER,
             OpenApiParameter("around", OpenApiTypes.STR, enum=["me"], required=False),
         ],
         responses=LeaderboardSerializer,
@@ -133,8 +154,15 @@ class StreaksView(APIView):
         mode = serializers.CharField(required=False, max_length=3)
 
     @extend_schema(
-        parameters=[OpenApiParameter("mode", OpenApiTypes.STR, required=False)],
-        responses=StreaksSerializer,
+        parameters=[
+            OpenApiParameter(
+                "mode",
+                {"type": "string", "enum": list(settings.DAILY_MODES)},
+                required=False,
+                description="Defaults to the first daily mode.",
+            )
+        ],
+        responses={200: StreaksSerializer, **errors("not_found")},
     )
     def get(self, request: Request) -> Response:
         query = self.InputSerializer(data=request.query_params)

@@ -37,7 +37,7 @@ from .errors import (
     NotationError,
     ReplayError,
 )
-from .jsonio import action_from_dict, action_to_dict, auto_from_dict
+from .jsonio import ACTION_FIELDS, action_from_dict, action_to_dict, auto_from_dict
 from .notation import format_action, format_actions, parse_action, parse_actions
 from .replay import Outcome, ReplayResult, net_line, replay
 from .rules import PRESETS, Rules, format_score
@@ -46,6 +46,7 @@ from .state import UNDO_LIMIT, Applied, GameState, HistoryNotLoadedError, RawPos
 from .views import from_full_view, full_view, public_view
 
 __all__ = [
+    "ACTION_FIELDS",
     "CARDS",
     "COLUMNS",
     "DRAW",

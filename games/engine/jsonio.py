@@ -29,16 +29,16 @@ from .actions import (
 from .cards import Card
 from .errors import ActionDataError, NotationError
 
-__all__ = ["ACTION_NAMES", "action_from_dict", "action_to_dict", "auto_from_dict"]
+__all__ = ["ACTION_FIELDS", "ACTION_NAMES", "action_from_dict", "action_to_dict", "auto_from_dict"]
 
 ACTION_NAMES = ("draw", "recycle", "move", "tap", "double_tap", "undo", "resign")
 _SIMPLE: dict[str, Action] = {"draw": DRAW, "recycle": RECYCLE, "undo": UNDO, "resign": RESIGN}
 # The fields an action takes; another action's field in its body is an error, as a malformed
 # one would be (other keys, such as the API's ``seq``, are not the action's business).
-_FIELDS = ("from", "to", "count", "card")
+ACTION_FIELDS = ("from", "to", "count", "card")
 _TAKES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(_SIMPLE, ()),
-    "move": _FIELDS,
+    "move": ACTION_FIELDS,
     "tap": ("from",),
     "double_tap": ("from", "card"),
 }
@@ -83,7 +83,9 @@ def action_from_dict(d: Any) -> Action:
     name = d.get("action")
     if not isinstance(name, str):
         raise ActionDataError("'action' is required and must be a string")
-    foreign = [key for key in _FIELDS if key in d and key not in _TAKES.get(name, _FIELDS)]
+    foreign = [
+        key for key in ACTION_FIELDS if key in d and key not in _TAKES.get(name, ACTION_FIELDS)
+    ]
     if foreign:
         raise ActionDataError(
             f"{name!r} takes no {', '.join(repr(key) for key in foreign)}; it takes "

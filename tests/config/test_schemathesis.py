@@ -1,5 +1,6 @@
 """Property-based API tests generated from the OpenAPI schema: no 5xx, and every response
-matches the schema. Runs in process against the WSGI application."""
+matches the schema (its status, content type, headers and body). Runs in process against the
+WSGI application; `tools/fuzz_api.py` (in `.ci/run`) fuzzes a live server with every check."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import response_schema_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from config.wsgi import application
 from games.services import game_start
@@ -56,4 +62,13 @@ schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", applicati
 )
 def test_api_conforms_to_its_schema(case: Any, player_headers: dict[str, str]) -> None:
     response = case.call(headers=player_headers)
-    case.validate_response(response, checks=[not_a_server_error, response_schema_conformance])
+    case.validate_response(
+        response,
+        checks=[
+            not_a_server_error,
+            status_code_conformance,
+            content_type_conformance,
+            response_headers_conformance,
+            response_schema_conformance,
+        ],
+    )

@@ -49,6 +49,8 @@ BAD_BODIES = {
     "resign with a count": {"action": "resign", "count": 1},
     "tap with a count": {"action": "tap", "from": "t1", "count": 1},
     "double tap with a target": {"action": "double_tap", "from": "t1", "to": "t2"},
+    # The schema's `oneOf` of action shapes takes no other field: a misspelt one was ignored.
+    "an unknown field": {"action": "move", "from": "t1", "to": "f", "cuont": 1},
 }  # fmt: skip
 
 
@@ -62,7 +64,8 @@ def test_malformed_actions_are_400(start, auth_client, body):
     _unchanged(game["id"])
 
 
-@pytest.mark.parametrize("seq", [None, "0", -1, 1.5, True])
+# 2**64 and above reach the parser as a float: the schema's maximum is 2**63 - 1.
+@pytest.mark.parametrize("seq", [None, "0", -1, 1.5, True, 2**63, 474113406385466507264])
 def test_bad_seq_is_400(start, auth_client, seq):
     game = start()
     body = {"action": "draw"} if seq is None else {"seq": seq, "action": "draw"}
@@ -186,6 +189,8 @@ CREATE_BAD = {
     "draw as string": {"draw": "1", "preset": "N"},
     "preset unknown": {"draw": 1, "preset": "X"},
     "preset long": {"draw": 1, "preset": "NN"},
+    # One of the schema's two shapes, each closed: a misspelt `winnable` dealt a random deal.
+    "an unknown field": {"draw": 1, "preset": "N", "winable": True},
 }
 
 

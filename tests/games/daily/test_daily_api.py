@@ -161,6 +161,9 @@ BAD = {
     "past date": ("/api/v1/daily/2026-11-29/D1N/start", "post", 404),
     "future day": ("/api/v1/daily/2026-12-01", "get", 404),
     "malformed day": ("/api/v1/daily/yesterday", "get", 400),
+    # The schema's `format: date` is YYYY-MM-DD; Python's fromisoformat took these too.
+    "a date without dashes": ("/api/v1/daily/20261130", "get", 400),
+    "a week date": ("/api/v1/daily/2026-W48-1", "get", 400),
     "day without challenges": ("/api/v1/daily/2020-01-01", "get", 404),
     "board of unknown mode": ("/api/v1/leaderboards/daily/2026-11-30/D9Q", "get", 404),
     "malformed page": ("/api/v1/leaderboards/daily/2026-11-30/D1N?page=abc", "get", 400),
