@@ -8,9 +8,10 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import login as session_login
 from django.contrib.auth import logout as session_logout
+from django.core.validators import RegexValidator
 from django.middleware.csrf import get_token
 from django.utils import translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from knox.models import AuthToken
 from rest_framework import serializers, status
@@ -120,18 +121,20 @@ class RegisterView(APIView):
     throttle_scope = "register"
 
     class InputSerializer(serializers.Serializer[dict[str, str]]):
-        username = StrictCharField(min_length=3, max_length=30)
+        username = StrictCharField(
+            min_length=3,
+            max_length=30,
+            validators=[
+                RegexValidator(
+                    USERNAME_RE,
+                    gettext_lazy(
+                        "Use letters, digits, '_', '.' or '-', starting with a letter or digit."
+                    ),
+                )
+            ],
+        )
         password = StrictCharField(max_length=128, trim_whitespace=False)
         email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
-
-        def validate_username(self, value: str) -> str:
-            if not USERNAME_RE.match(value):
-                raise serializers.ValidationError(
-                    gettext(
-                        "Use letters, digits, '_', '.' or '-', starting with a letter or digit."
-                    )
-                )
-            return value
 
     @extend_schema(
         request=InputSerializer, responses={201: AuthOutput, **errors("unavailable")}, auth=[]

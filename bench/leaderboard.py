@@ -235,6 +235,7 @@ def load_redis(daily_id: int) -> tuple[int, float]:
     from django_redis import get_redis_connection
 
     from games.daily import live
+    from games.daily.ranking import rank_key_text, rank_member_text
 
     t0 = time.perf_counter()
     client = get_redis_connection("default")
@@ -252,11 +253,16 @@ def load_redis(daily_id: int) -> tuple[int, float]:
         )
         while rows := cur.fetchmany(REDIS_BATCH):
             mapping = {
-                live.member(
-                    elapsed_ms=elapsed or 0,
-                    finished_ms=int(finished.timestamp() * 1000),
+                rank_member_text(
+                    rank_key_text(
+                        won=status == "won",
+                        score=score,
+                        moves=moves,
+                        elapsed_ms=elapsed,
+                        finished_at=finished,
+                    ),
                     game_id=game_id,
-                ): live.composite_score(won=status == "won", score=score, moves=moves)
+                ): 0
                 for game_id, status, score, moves, elapsed, finished in rows
             }
             with client.pipeline(transaction=False) as pipe:

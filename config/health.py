@@ -18,9 +18,11 @@ from config.cache import CACHE_ERRORS, cache_answered, cache_failed
 _HEALTH = inline_serializer(
     "Health",
     fields={
-        "status": serializers.CharField(help_text='"ok", or "degraded" (503)'),
+        "status": serializers.ChoiceField(
+            choices=["ok", "degraded"], help_text='"degraded" with the 503'
+        ),
         "database": serializers.CharField(help_text="the database's vendor"),
-        "cache": serializers.CharField(help_text='"ok", or "down" (503)'),
+        "cache": serializers.ChoiceField(choices=["ok", "down"], help_text='"down" with the 503'),
     },
 )
 

@@ -4,11 +4,10 @@ The database snapshot (`LeaderboardEntry`) stays the source of truth: everything
 best effort, and a Redis error only means the API answers from the snapshot (and this process
 leaves Redis alone for a few seconds: `config.cache.cache_failed`).
 
-Ranking key (api.md): won first, then leaderboard score (higher first), fewer moves, shorter
-time, earlier finish. A sorted-set score is a double, exact only below 2^53, so the first
-three fields are packed into 37 bits of the score, and the last two into the member, which
-Redis orders byte by byte among equal scores. Members are read highest first (ZREVRANGE), so
-time and finish are stored inverted to put the smaller value first.
+Every member has the score 0 and is the game's ranking key as text, then its id
+(`games.daily.ranking`): Redis orders members of equal scores byte by byte, so the set lies in
+ranking order, and a game's rank is 1 + the number of members whose key text is smaller
+(ZLEXCOUNT), which gives tied games one rank, as the snapshot's RANK() does.
 """
 
 from __future__ import annotations
@@ -20,37 +19,16 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from config.cache import CACHE_ERRORS, cache_failed, cache_paused
+from games.daily.ranking import rank_key_text, rank_member_text
 
 if TYPE_CHECKING:
     from games.models import Game
 
 logger = logging.getLogger("games.daily")
 
-_SCORE_OFFSET = 1 << 15  # leaderboard scores from -32768 to 32767
-_MOVES_LIMIT = 1 << 20
-_TIME_LIMIT = 10**12  # milliseconds; members hold 12-digit inverted numbers
-_KEY = "lb:daily:{daily_id}"
-
-
-def composite_score(*, won: bool, score: int | None, moves: int) -> int:
-    """The sorted-set score of an entry: below 2^53, so a double holds it exactly.
-
-    >>> won = composite_score(won=True, score=700, moves=120)
-    >>> won > composite_score(won=False, score=900, moves=1)
-    True
-    """
-    bounded_score = min(max(score or 0, -_SCORE_OFFSET), _SCORE_OFFSET - 1) + _SCORE_OFFSET
-    bounded_moves = min(moves, _MOVES_LIMIT - 1)
-    value = (int(won) << 36) | (bounded_score << 20) | (_MOVES_LIMIT - 1 - bounded_moves)
-    assert value < 1 << 53
-    return value
-
-
-def member(*, elapsed_ms: int, finished_ms: int, game_id: int) -> str:
-    """The sorted-set member: inverted time and finish, then the game id."""
-    return (
-        f"{_TIME_LIMIT - 1 - elapsed_ms:012d}:{_TIME_LIMIT * 10 - 1 - finished_ms:013d}:{game_id}"
-    )
+# v2: the lexicographic set; a board's set of the older encoding is dropped with it.
+_KEY = "lb:daily:v2:{daily_id}"
+_OLD_KEY = "lb:daily:{daily_id}"
 
 
 def _on_redis(what: str, call: Callable[[Any], Any], *, even_paused: bool = False) -> Any:
@@ -70,18 +48,17 @@ def _on_redis(what: str, call: Callable[[Any], Any], *, even_paused: bool = Fals
     return None
 
 
-def _entry(game: Game) -> tuple[str, str, int]:
-    """The board key, member and score of a finished ranked game."""
-    assert game.finished_at is not None
-    name = member(
-        elapsed_ms=game.elapsed_ms or 0,
-        finished_ms=int(game.finished_at.timestamp() * 1000),
-        game_id=game.pk,
+def _entry(game: Game) -> tuple[str, str]:
+    """The board key and the key text of a finished ranked game."""
+    assert game.finished_at is not None and game.elapsed_ms is not None
+    key_text = rank_key_text(
+        won=game.status == "won",
+        score=game.leaderboard_score,
+        moves=game.moves,
+        elapsed_ms=game.elapsed_ms,
+        finished_at=game.finished_at,
     )
-    score = composite_score(
-        won=game.status == "won", score=game.leaderboard_score, moves=game.moves
-    )
-    return _KEY.format(daily_id=game.daily_id), name, score
+    return _KEY.format(daily_id=game.daily_id), key_text
 
 
 def _ranked(game_id: int) -> Game | None:
@@ -103,8 +80,9 @@ def live_rank_add(*, game_id: int) -> None:
     game = _ranked(game_id)
     if game is None or game.flag_review == FlagReview.CONFIRMED:
         return
-    key, name, score = _entry(game)
-    _on_redis(f"add game {game_id}", lambda client: client.zadd(key, {name: score}))
+    key, key_text = _entry(game)
+    name = rank_member_text(key_text, game_id=game.pk)
+    _on_redis(f"add game {game_id}", lambda client: client.zadd(key, {name: 0}))
 
 
 def live_rank_remove(*, game_id: int) -> None:
@@ -114,30 +92,34 @@ def live_rank_remove(*, game_id: int) -> None:
     game = _ranked(game_id)
     if game is None:
         return
-    key, name, _ = _entry(game)
+    key, key_text = _entry(game)
+    name = rank_member_text(key_text, game_id=game.pk)
     _on_redis(f"remove game {game_id}", lambda client: client.zrem(key, name), even_paused=True)
 
 
 def live_rank(*, game: Game) -> tuple[int, int] | None:
     """(rank, players on the board) of a finished ranked game from the sorted set, or None
-    when there is no Redis, the game is not on it, or Redis cannot answer."""
-    if game.daily_id is None or game.finished_at is None:
+    when there is no Redis, the game is not on it, or Redis cannot answer. Tied games share
+    a rank, as on the snapshot."""
+    if game.daily_id is None or game.finished_at is None or game.elapsed_ms is None:
         return None
-    key, name, _ = _entry(game)
+    key, key_text = _entry(game)
+    name = rank_member_text(key_text, game_id=game.pk)
 
     def read(client: Any) -> Any:
         with client.pipeline(transaction=False) as pipe:
-            return pipe.zrevrank(key, name).zcard(key).execute()
+            pipe.zscore(key, name).zlexcount(key, "-", f"({key_text}").zcard(key)
+            return pipe.execute()
 
     answer = _on_redis(f"read board {game.daily_id}", read)
     if answer is None or answer[0] is None:
         return None
-    position, count = answer
-    return int(position) + 1, int(count)
+    _, ahead, count = answer
+    return int(ahead) + 1, int(count)
 
 
 def live_board_drop(*, daily_id: int) -> None:
     """Forget a final board's sorted set: the final snapshot answers from now on. Tried even
     while this process leaves Redis alone (the set has no expiry)."""
-    key = _KEY.format(daily_id=daily_id)
-    _on_redis(f"drop board {daily_id}", lambda client: client.delete(key), even_paused=True)
+    keys = (_KEY.format(daily_id=daily_id), _OLD_KEY.format(daily_id=daily_id))
+    _on_redis(f"drop board {daily_id}", lambda client: client.delete(*keys), even_paused=True)

@@ -16,7 +16,7 @@ from accounts.models import User
 from config.api import NotFoundError
 from games import clock, engine
 from games.daily import live
-from games.daily import services as daily_services
+from games.daily.ranking import RANK_TIES, rank_key_sql
 from games.models import DailyDeal, DailyStreak, Game, LeaderboardEntry
 
 PAGE_SIZE = 20
@@ -197,12 +197,10 @@ def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any]
 # binary search over positions (about 20 index probes at 1M, in one statement) instead of an
 # index on the user, which cost a fifth of every ranking run at 1M (docs/daily.md).
 def _rank_tuple(alias: str) -> str:
-    """The ranking order (`daily_services.rank_key_sql` and RANK_TIES, then the game id) as
-    the columns of an ascending tuple, for the game `alias`."""
-    key = daily_services.rank_key_sql(
-        won=f"{alias}.status = 'won'", score=f"{alias}.leaderboard_score"
-    )
-    ties = ", ".join(f"{alias}.{column}" for column in daily_services.RANK_TIES)
+    """The ranking order (`games.daily.ranking`, then the game id) as the columns of an
+    ascending tuple, for the game `alias`."""
+    key = rank_key_sql(won=f"{alias}.status = 'won'", score=f"{alias}.leaderboard_score")
+    ties = ", ".join(f"{alias}.{column}" for column in RANK_TIES)
     return f"-({key}), {ties}, {alias}.id"
 
 
@@ -213,7 +211,7 @@ def _snapshot_entry_sql() -> str:
     q = connection.ops.quote_name
     entries, games = q(LeaderboardEntry._meta.db_table), q(Game._meta.db_table)
     ranked, game = _rank_tuple("ranked"), _rank_tuple("g")
-    mine_columns = ", ".join(["key", *daily_services.RANK_TIES, "id"])
+    mine_columns = ", ".join(["key", *RANK_TIES, "id"])
     # lo..hi narrows to the first position whose entry does not rank before the game; each
     # row carries `before`: whether the entry at its midpoint ranks before the game.
     probe = (

@@ -6,12 +6,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from games.serializers import ResultFiguresSerializer
+from games.serializers import GAME_STATUSES, ResultFiguresSerializer
 
 
 class MyDailyGameSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=GAME_STATUSES)
     seq = serializers.IntegerField()
     moves = serializers.IntegerField()
     score = serializers.IntegerField(allow_null=True)

@@ -25,6 +25,7 @@ from config.hooks import Hook
 from games import clock, engine
 from games import services as game_services
 from games.daily import live
+from games.daily.ranking import RANK_TIES, rank_key_sql
 from games.engine import solver
 from games.models import (
     OFF_FINAL_BOARD,
@@ -252,19 +253,8 @@ def daily_game_finished(game: Game, log: list[str]) -> None:
 # request that read the old pointer can still read its rows (gunicorn's timeout is 30 s).
 SNAPSHOT_GRACE = timedelta(seconds=60)
 
-# The ranking rule (api.md) in SQL: `rank_key_sql`, higher first; then RANK_TIES, lower
-# first; then the game id, which orders tied games' positions. (Also the order that
-# games.daily.selectors searches a snapshot in.)
-RANK_TIES = ("moves", "elapsed_ms", "finished_at")  # fewer moves, less time, earlier finish
-
-
-def rank_key_sql(*, won: str, score: str) -> str:
-    """The ranking rule's first key from SQL expressions for "won" and the leaderboard score,
-    packed into one exact bigint (1 bit and 32 bits), which sorts much faster than two keys
-    and in the same order as won DESC, COALESCE(score, 0) DESC."""
-    return f"CASE WHEN {won} THEN 8589934592 ELSE 0 END + CAST(COALESCE({score}, 0) AS bigint)"
-
-
+# The ranking order (games.daily.ranking) in SQL, then the game id, which orders tied games'
+# positions. (Also the order that games.daily.selectors searches a snapshot in.)
 _RANK_ORDER = ", ".join(["k DESC", *(f"{column} ASC" for column in RANK_TIES)])
 _ENTRY_COLUMNS = "id, snapshot_id, game_id, rank, position"
 

@@ -3,34 +3,100 @@
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 
 import pytest
 from django.db import connections
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from games.daily import live
+from games.daily import live, ranking
 from games.daily import services as daily_services
 from games.models import Game, LeaderboardEntry
 from tests.games.daily.conftest import DAY, at
 
+FIGURES = st.fixed_dictionaries(
+    {
+        "won": st.booleans(),
+        "score": st.one_of(st.none(), st.integers(-(2**32) + 1, 2**32 - 1)),
+        "moves": st.integers(0, 10**9),
+        "elapsed_ms": st.integers(0, 10**12),
+        "finished_at": st.datetimes(
+            min_value=datetime(2000, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
+        ),
+    }
+)
 
-def test_composite_score_stays_exact_in_a_double():
-    top = live.composite_score(won=True, score=32_767, moves=0)
-    assert top < 2**53 and float(top) == top
-    keys = [
-        live.composite_score(won=True, score=700, moves=100),
-        live.composite_score(won=True, score=700, moves=101),
-        live.composite_score(won=True, score=699, moves=1),
-        live.composite_score(won=False, score=32_000, moves=1),
-        live.composite_score(won=False, score=-52, moves=5),
-    ]
-    assert keys == sorted(keys, reverse=True)
-    # Among equal scores the member orders shorter time, then earlier finish, first.
-    members = [
-        live.member(elapsed_ms=1000, finished_ms=5, game_id=9),
-        live.member(elapsed_ms=1000, finished_ms=6, game_id=1),
-        live.member(elapsed_ms=2000, finished_ms=1, game_id=2),
-    ]
-    assert members == sorted(members, reverse=True)
+
+@given(FIGURES, FIGURES)
+def test_the_text_key_orders_as_the_key(a, b):
+    key_a, key_b = ranking.rank_key(**a), ranking.rank_key(**b)
+    text_a, text_b = ranking.rank_key_text(**a), ranking.rank_key_text(**b)
+    assert (key_a < key_b) == (text_a < text_b)
+    assert (key_a == key_b) == (text_a == text_b)
+
+
+def test_tied_members_lie_in_game_id_order():
+    text = ranking.rank_key_text(
+        won=True, score=700, moves=90, elapsed_ms=1000, finished_at=at(DAY, 12)
+    )
+    # The id was compared as text, read backwards: 41 came before 40 (issue #38).
+    members = [ranking.rank_member_text(text, game_id=n) for n in (9, 40, 41, 100)]
+    assert members == sorted(members)
+
+
+# A board of a few players whose figures collide often: full ties, ties up to the finish.
+BOARD = st.lists(
+    st.fixed_dictionaries(
+        {
+            "won": st.booleans(),
+            "score": st.sampled_from([-52, 0, 700]),
+            "moves": st.sampled_from([90, 91]),
+            "elapsed_ms": st.sampled_from([1000, 2000]),
+            "finished_offset_ms": st.sampled_from([0, 1]),
+        }
+    ),
+    min_size=1,
+    max_size=10,
+)
+
+
+@pytest.mark.redis
+@pytest.mark.postgres
+@pytest.mark.django_db
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(board=BOARD)
+def test_every_live_rank_is_the_rank_of_the_snapshot_of_the_same_games(
+    daily, finished_attempt, board
+):
+    """The live rank (Redis) and the board's rank (the snapshot's SQL) come from one
+    definition: they differed on full ties (a shared RANK() against ZREVRANK's position)."""
+    from django.db import transaction
+    from django_redis import get_redis_connection
+
+    redis = get_redis_connection("default")
+    savepoint = transaction.savepoint()
+    try:
+        redis.delete(live._KEY.format(daily_id=daily.pk))
+        games = [finished_attempt(daily, **figures) for figures in board]
+        for game in games:
+            live.live_rank_add(game_id=game.pk)
+        daily_services.daily_rank(daily_id=daily.pk)
+        daily.refresh_from_db()
+        ranks = dict(
+            LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id).values_list(
+                "game_id", "rank"
+            )
+        )
+        for game in games:
+            assert live.live_rank(game=game) == (ranks[game.pk], len(games))
+    finally:
+        transaction.savepoint_rollback(savepoint)
+        redis.delete(live._KEY.format(daily_id=daily.pk))
 
 
 @pytest.mark.redis
@@ -40,7 +106,7 @@ def test_live_rank_answers_before_the_snapshot(daily, finished_attempt, api_clie
 
     from accounts.tokens import token_create
 
-    get_redis_connection("default").delete(f"lb:daily:{daily.pk}")
+    get_redis_connection("default").delete(live._KEY.format(daily_id=daily.pk))
     ahead = finished_attempt(daily, won=True, score=900, moves=90, elapsed_ms=1000)
     mine = finished_attempt(daily, won=True, score=800, moves=90, elapsed_ms=1000)
     for game in (ahead, mine):
