@@ -249,7 +249,7 @@ def test_detours_from_a_won_line_never_meet_a_lost_position(
 
 
 # Solvitaire's verdicts on deals 0-99 of D1V and D1C, with the exact rules, 20 s a deal (its
-# wins replay to wins in our engine; docs/benchmarks.md, "One pass, against Solvitaire").
+# wins replay to wins in our engine; docs/solver.md, "Benchmarks").
 ONE_PASS_ORACLE = Path(__file__).resolve().parents[3] / "bench" / "data" / "solvitaire-one-pass.csv"
 
 
