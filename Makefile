@@ -6,7 +6,19 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck bench messages lock clean
+.PHONY: help run test lint format typecheck bench messages lock clean
+
+help:
+	@echo "make run        serve the site on 127.0.0.1:$(PORT) (embedded: SQLite, no Redis; or"
+	@echo "                PostgreSQL and Redis when DATABASE_URL and REDIS_URL are set)"
+	@echo "make test       the whole suite (PYTEST_ARGS=... passes arguments to pytest)"
+	@echo "make lint       ruff, ruff format --check, import-linter's layers"
+	@echo "make format     fix what ruff can fix itself (imports, formatting)"
+	@echo "make typecheck  mypy --strict on the engine"
+	@echo "make bench      the engine's benchmark (docs/benchmarks.md lists the others)"
+	@echo "make messages   refresh and compile the translation catalogs (needs gettext)"
+	@echo "make lock       re-pin requirements*.txt from requirements*.in"
+	@echo "make clean      remove the virtualenv, var/ and the caches"
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...).")'
@@ -39,6 +51,11 @@ test: export DJANGO_HTTPS ?= 0
 test: $(VENV)/.installed-dev
 	$(COMPILE_SOLVER)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Fix what the linters can fix themselves (imports, formatting), then `make lint` the rest.
+format: $(VENV)/.installed-dev
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
 
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .

@@ -21,7 +21,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import ngettext
 
-from config.api import error_body
+from config.errors import error_body
 
 
 def lockout_username(request: HttpRequest, credentials: dict[str, Any] | None = None) -> str | None:

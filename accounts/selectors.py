@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils.translation import gettext
 
 from accounts.models import User
-from config.api import NotFoundError
+from config.errors import NotFoundError
 
 
 def user_get_by_username(*, username: str) -> User:

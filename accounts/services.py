@@ -33,14 +33,25 @@ from django.utils.http import base36_to_int, urlsafe_base64_decode, urlsafe_base
 from django.utils.translation import gettext
 from knox.models import AuthToken
 from kombu.exceptions import OperationalError
-from rest_framework import status
 from rest_framework.exceptions import AuthenticationFailed
 
 from accounts import lockout, tokens
+from accounts.errors import (
+    AccountRequiredError,
+    EmailTakenError,
+    EmailUnverifiedError,
+    HashingBusyError,
+    InvalidCredentialsError,
+    InvalidResetLinkError,
+    InvalidVerificationLinkError,
+    LoginLockedError,
+    MailUnavailableError,
+    UsernameTakenError,
+)
 from accounts.models import User
 from accounts.validators import username_skeleton
-from config.api import ApplicationError, ConflictError, ForbiddenError
 from config.env import VAR_DIR
+from config.errors import ApplicationError
 from config.hooks import Hook
 from config.slots import HostSlots
 
@@ -70,22 +81,6 @@ PASSWORD_RESET_SUBJECT_TEMPLATE = "registration/klondike_password_reset_subject.
 PASSWORD_RESET_EMAIL_TEMPLATE = "registration/klondike_password_reset_email.txt"
 
 
-class UsernameTakenError(ApplicationError):
-    code = "invalid"
-
-
-class MailUnavailableError(ApplicationError):
-    status_code = 503
-    code = "unavailable"
-
-
-class HashingBusyError(ApplicationError):
-    """Every password-hashing slot of this host is taken (`password_hash_slot`)."""
-
-    status_code = 503
-    code = "unavailable"
-
-
 # One host's password hashes at once (settings.PASSWORD_HASHES_AT_ONCE), as lock files shared
 # by all its processes (config.slots): a login flood from many addresses, each within its
 # throttle, would otherwise keep every core hashing and starve the players' moves.
@@ -105,47 +100,6 @@ def password_hash_slot() -> Iterator[None]:
                 retry_after=1,
             )
         yield
-
-
-class InvalidCredentialsError(ApplicationError):
-    status_code = 401
-    code = "invalid_credentials"
-
-
-class LoginLockedError(ApplicationError):
-    """Too many failed logins for the account or from the address; `retry_after` seconds."""
-
-    status_code = status.HTTP_429_TOO_MANY_REQUESTS
-    code = "throttled"
-
-
-class InvalidResetLinkError(ApplicationError):
-    code = "invalid"
-
-
-class InvalidVerificationLinkError(ApplicationError):
-    """A verification link that is forged, expired or used: the password reset's code."""
-
-    code = "invalid"
-
-
-class EmailTakenError(ConflictError):
-    """The address is verified already, by another account (one account per address)."""
-
-    code = "email_taken"
-
-
-class EmailUnverifiedError(ForbiddenError):
-    """Ranked play without a verified e-mail address."""
-
-    code = "email_unverified"
-
-
-class AccountRequiredError(ForbiddenError):
-    """A guest asked for what only an account has: an e-mail address, a ranked start
-    (`games.services.game_create`)."""
-
-    code = "account_required"
 
 
 @dataclass(frozen=True)

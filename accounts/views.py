@@ -31,9 +31,9 @@ from accounts.authentication import (
     session_token_digest,
 )
 from accounts.serializers import StatsSerializer, UserSerializer
-from config.api import ScopedThrottle
 from config.fields import StrictCharField
 from config.schema import errors
+from config.throttles import ScopedThrottle
 from games import selectors as game_selectors
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

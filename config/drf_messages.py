@@ -5,7 +5,7 @@ would read DRF's messages in English. `makemessages` collects the strings below 
 locale/*/LC_MESSAGES/django.po, where they are translated like our own; LOCALE_PATHS
 catalogs come before the apps' ones, so DRF's `gettext` finds our translation. Each string is
 DRF's msgid, word for word (tests/config/test_drf_messages.py checks it against DRF's English
-catalog): the ones the exception handler (config/api.py) passes through, from authentication,
+catalog): the ones the exception handler (config/errors.py) passes through, from authentication,
 permissions, throttling, negotiation, parsing, pagination and the serializer fields our input
 serializers use.
 """

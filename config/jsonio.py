@@ -3,8 +3,8 @@ may nest, and content negotiation that answers a JSON client at once. Every API 
 with `FastJSONParser` (settings.REST_FRAMEWORK); the hot endpoint (the moves) also renders
 with `FastJSONRenderer` and negotiates with `JSONFirstNegotiation`.
 
-Kept apart from `config.api`: DRF reads its parser setting when its views module loads, which
-`config.api` imports.
+Kept apart from `config.errors`: DRF reads its parser setting when its views module loads,
+which `config.errors` imports.
 """
 
 from __future__ import annotations

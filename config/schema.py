@@ -14,7 +14,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import permissions, serializers
 from rest_framework.authentication import SessionAuthentication
 
-from config.api import ERROR_CODES
+from config.errors import ERROR_CODES
 from config.fields import MAX_PAGE
 
 
@@ -248,7 +248,8 @@ def closed_alternatives(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]
 
 
 def paginated(item: Any, name: str) -> Any:
-    """Schema of a page of `item` serializers, as `config.api.paginated_response` sends it."""
+    """Schema of a page of `item` serializers, as `config.pagination.paginated_response`
+    sends it."""
     from drf_spectacular.utils import inline_serializer
     from rest_framework import serializers
 

@@ -47,7 +47,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "config.api.MethodFirstMiddleware",  # 405 before DRF's 401, 403 and 429
+    "config.errors.MethodFirstMiddleware",  # 405 before DRF's 401, 403 and 429
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.browser.BrowserIdMiddleware",
@@ -136,7 +136,7 @@ AUTH_USER_MODEL = "accounts.User"
 EMBEDDED = env.REDIS_URL is None
 REDIS_URL = env.REDIS_URL
 # A Redis that is down or hangs costs a call at most this long (redis-py waits 5 s by default),
-# for the cache and the broker alike; then the caller goes on without it (config.api).
+# for the cache and the broker alike; then the caller goes on without it (config.cache).
 REDIS_TIMEOUT_S = 0.25
 
 if EMBEDDED:
@@ -260,7 +260,7 @@ AXES_USERNAME_FORM_FIELD = "username"
 AXES_USERNAME_CALLABLE = "accounts.lockout.lockout_username"  # any letter case: one account
 # The client as the throttles count it: REMOTE_ADDR, or with TRUSTED_PROXIES the address the
 # farthest trusted proxy saw; never an X-Forwarded-For the client wrote (no django-ipware).
-AXES_CLIENT_IP_CALLABLE = "config.api.client_address"
+AXES_CLIENT_IP_CALLABLE = "config.throttles.client_address"
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
 # No row per successful login or logout (a table that would only grow); failures are kept
 # until their cool-off has passed.
@@ -294,10 +294,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["config.jsonio.FastJSONParser"],
-    "DEFAULT_PAGINATION_CLASS": "config.api.PagePagination",
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.PagePagination",
     "PAGE_SIZE": 20,
     "DEFAULT_SCHEMA_CLASS": "config.schema.AutoSchema",
-    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "EXCEPTION_HANDLER": "config.errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {
         "login": env.THROTTLE_LOGIN,
         "register": env.THROTTLE_REGISTER,
@@ -428,4 +428,4 @@ DEAL_POOL_SOLVE_BUDGET_S = 2.0
 # A hint whose half-second search ran out of time is searched again outside the request for this
 # long (games.hints.hint_line_search): a winnable position of a one-pass preset often needs 1-10 s.
 HINT_BACKGROUND_BUDGET_S = 10.0
-CSRF_FAILURE_VIEW = "config.api.csrf_failure"
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"

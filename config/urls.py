@@ -5,8 +5,8 @@ from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView
 
-from config.api import error_body
 from config.converters import IdConverter, NameConverter
+from config.errors import error_body
 from config.health import HealthView
 from config.schema import swagger_ui_view
 
@@ -39,7 +39,7 @@ urlpatterns = [
     path("", include("frontend.urls")),
 ]
 
-handler400 = "config.api.handler400"
-handler403 = "config.api.handler403"
-handler404 = "config.api.handler404"
-handler500 = "config.api.handler500"
+handler400 = "config.errors.handler400"
+handler403 = "config.errors.handler403"
+handler404 = "config.errors.handler404"
+handler500 = "config.errors.handler500"

@@ -1,10 +1,10 @@
-"""The games app's errors, each rendered in the API's error format by `config.api`."""
+"""The games app's errors, each rendered in the API's error format by `config.errors`."""
 
 from __future__ import annotations
 
 from rest_framework import status
 
-from config.api import ApplicationError, ConflictError, NotFoundError
+from config.errors import ApplicationError, ConflictError, NotFoundError
 
 
 class GameNotFoundError(NotFoundError):
@@ -29,3 +29,12 @@ class ReplayMismatchError(ApplicationError):
 
     status_code = status.HTTP_500_INTERNAL_SERVER_ERROR
     code = "replay_mismatch"
+
+
+class DailyDealOpenError(ConflictError):
+    code = "daily_deal_open"
+
+
+class HintBusyError(ApplicationError):
+    status_code = 429
+    code = "throttled"

@@ -38,7 +38,6 @@ from django.core.cache import cache
 from django.utils.translation import gettext
 
 from accounts.authentication import user_check_active
-from config.api import ApplicationError, ForbiddenError
 from config.cache import (
     CACHE_ERRORS,
     cache_delete,
@@ -48,12 +47,13 @@ from config.cache import (
     cache_set,
 )
 from config.env import VAR_DIR
+from config.errors import ForbiddenError
 from config.hooks import Hook
 from config.slots import HostSlots
 from games import engine, search_process
 from games.engine import solver
 from games.engine.solver.hints import NO_LINE_YET
-from games.errors import GameOverError
+from games.errors import GameOverError, HintBusyError
 from games.models import Game
 from games.services import game_state
 
@@ -82,11 +82,6 @@ BACKGROUND_TTL_S = 2 * settings.HINT_BACKGROUND_BUDGET_S + 10
 hint_line_search_queue: Hook[[int, str]] = Hook("games.hints.hint_line_search_queue")
 
 _search_slots = HostSlots("solver-search", settings.SOLVER_SEARCHES_AT_ONCE, VAR_DIR / "locks")
-
-
-class HintBusyError(ApplicationError):
-    status_code = 429
-    code = "throttled"
 
 
 def game_hint(*, game: Game) -> dict[str, Any]:

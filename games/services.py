@@ -21,14 +21,15 @@ from knox.models import AuthToken
 from rest_framework.exceptions import AuthenticationFailed
 
 from accounts.authentication import forget_process_token, user_check_active
+from accounts.errors import AccountRequiredError
 from accounts.models import User
-from accounts.services import AccountRequiredError
-from config.api import ApplicationError, ConflictError
+from config.errors import ApplicationError
 from config.hooks import Hook
 from config.memo import ProcessMemo
 from games import clock, engine, pool
 from games.engine import snapshot, solver
 from games.errors import (
+    DailyDealOpenError,
     GameNotFoundError,
     GameOverError,
     IllegalMoveApiError,
@@ -56,10 +57,6 @@ logger = logging.getLogger("games.services")
 # log. The layers above connect to it in `games.apps`: the daily boards (a ranked attempt's
 # score and ranking) and the tasks (a lost game's analysis).
 game_ended: Hook[[Game, list[str]]] = Hook("games.services.game_ended")
-
-
-class DailyDealOpenError(ConflictError):
-    code = "daily_deal_open"
 
 
 def deal_get_or_create(*, number: int) -> Deal:

@@ -17,9 +17,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import ProcessTokenAuthentication, SessionTokenAuthentication
-from config.api import CounterThrottle, ScopedThrottle, paginated_response
 from config.jsonio import FastJSONRenderer, JSONFirstNegotiation
+from config.pagination import paginated_response
 from config.schema import PAGE_PARAMETER, errors, paginated
+from config.throttles import CounterThrottle, ScopedThrottle
 from games import hints, selectors, services
 from games.serializers import (
     ACTION_REQUEST,

@@ -55,7 +55,7 @@ UPWARD = {
         "games.selectors",
     ),
     "infrastructure imports an app": (
-        "config/api.py",
+        "config/errors.py",
         "import accounts.models\n",
         "accounts.models",
     ),

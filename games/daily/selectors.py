@@ -13,7 +13,7 @@ from django.db.models import Count
 from django.utils.translation import gettext, ngettext
 
 from accounts.models import User
-from config.api import NotFoundError
+from config.errors import NotFoundError
 from games import clock, engine
 from games.daily import live
 from games.daily.ranking import RANK_TIES, rank_key_sql

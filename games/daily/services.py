@@ -20,11 +20,12 @@ from django.utils.translation import gettext
 from accounts.authentication import user_check_active
 from accounts.models import User
 from accounts.services import user_check_verified_email
-from config.api import ApplicationError, ConflictError, NotFoundError
+from config.errors import ApplicationError
 from config.hooks import Hook
 from games import clock, engine
 from games import services as game_services
 from games.daily import live
+from games.daily.errors import AlreadyPlayedError, DailyNotFoundError
 from games.daily.ranking import RANK_TIES, rank_key_sql
 from games.engine import solver
 from games.models import (
@@ -50,14 +51,6 @@ integrity_check_queue: Hook[[int]] = Hook("games.daily.services.integrity_check_
 
 # How many candidate numbers to try before giving up on a day (each is one solver run).
 MAX_CANDIDATES = 200
-
-
-class DailyNotFoundError(NotFoundError):
-    """An unknown mode, a future day, or a day closed to new starts."""
-
-
-class AlreadyPlayedError(ConflictError):
-    code = "already_played"
 
 
 def daily_mode_check(mode: str) -> str:

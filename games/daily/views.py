@@ -17,10 +17,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import NotFoundError, ScopedThrottle, client_address
 from config.browser import browser_id
+from config.errors import NotFoundError
 from config.fields import PageNumberField
 from config.schema import PAGE_PARAMETER, errors
+from config.throttles import ScopedThrottle, client_address
 from games import clock
 from games import selectors as game_selectors
 from games.daily import selectors, services

@@ -20,6 +20,7 @@ from django.utils.http import urlsafe_base64_encode
 from rest_framework.test import APIClient
 
 from accounts import services
+from accounts.errors import EmailUnverifiedError
 from accounts.models import User
 from games.daily import services as daily_services
 from games.models import AttemptOrigin, DailyDeal, Game
@@ -104,7 +105,7 @@ def test_a_ranked_start_without_a_verified_address_is_403_and_stores_nothing(mak
     assert "verified e-mail address" in error["message"]
     _nothing_ranked()
     assert not DailyDeal.objects.exists()  # refused before the deal is made
-    with pytest.raises(services.EmailUnverifiedError):
+    with pytest.raises(EmailUnverifiedError):
         daily_services.daily_start(user=user, day=DAY, mode="D1N")
     _nothing_ranked()
 

@@ -75,7 +75,7 @@ def test_a_changing_forwarded_for_header_does_not_dodge_the_throttles(api_client
 
 
 def test_a_trusted_proxys_forwarded_address_is_the_client(api_client, settings):
-    from config.api import client_address
+    from config.throttles import client_address
 
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
     request = api_client.get(

@@ -95,7 +95,7 @@ def test_malformed_page_number_is_400():
     from rest_framework.request import Request
     from rest_framework.test import APIRequestFactory
 
-    from config.api import PagePagination
+    from config.pagination import PagePagination
 
     request = Request(APIRequestFactory().get("/x", {"page": "two"}))
     with pytest.raises(ValidationError):

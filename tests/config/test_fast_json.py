@@ -1,4 +1,4 @@
-"""The move endpoint's lean DRF parts (config.api): orjson in and out, no Accept parsing for
+"""The move endpoint's lean DRF parts (config.jsonio): orjson in and out, no Accept parsing for
 JSON clients. Each must answer exactly as DRF's own part does."""
 
 from __future__ import annotations

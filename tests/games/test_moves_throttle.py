@@ -1,4 +1,4 @@
-"""The moves throttle (config.api.CounterThrottle): a counter per player and window."""
+"""The moves throttle (config.throttles.CounterThrottle): a counter per player and window."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def _counter(rate: str):
 
     from django.test import override_settings
 
-    from config.api import CounterThrottle
+    from config.throttles import CounterThrottle
 
     override = override_settings(REST_FRAMEWORK={"DEFAULT_THROTTLE_RATES": {"moves": rate}})
     request = SimpleNamespace(user=SimpleNamespace(is_authenticated=True, pk=1), META={})
@@ -61,7 +61,7 @@ def _counter(rate: str):
 
 def _shared_key() -> str:
     """The shared counter of player 1's moves in this minute."""
-    from config.api import CounterThrottle
+    from config.throttles import CounterThrottle
 
     return f"throttle_moves_1_{int(CounterThrottle().timer() // 60)}"
 

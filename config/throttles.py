@@ -1,0 +1,157 @@
+"""The API's throttles, and the client address they count by.
+
+While the shared cache cannot answer, they count in this process's memory: the limits then
+hold per server process (a degraded mode, for as long as Redis is away).
+"""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+import threading
+from typing import Any
+
+from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
+
+from config.cache import CACHE_ERRORS, cache_failed, cache_paused
+from config.memo import ProcessMemo
+
+
+def client_address(request: Any) -> str | None:
+    """The client's address, as the throttles count it: the connection's own address, or with
+    `NUM_PROXIES` trusted proxies in front (the `TRUSTED_PROXIES` setting), the address the
+    farthest of them saw. Never one a client merely wrote in a header. None when that is not
+    an IP address."""
+    ident = BaseThrottle().get_ident(request)
+    try:
+        return str(ipaddress.ip_address(ident))
+    except ValueError:
+        return None
+
+
+class _ProcessThrottleCache:
+    """The cache calls the throttles make (get, set, add, incr), answered from this process's
+    memory: their counts while the shared cache cannot answer. Each process then counts
+    alone, so a limit holds per server process (a degraded mode, for as long as Redis is
+    away). Timeouts are not kept: DRF's history drops its old times itself, and a counter's
+    key names its window; the least recently used entries go first."""
+
+    def __init__(self) -> None:
+        self._kept: ProcessMemo[str, Any] = ProcessMemo(max_entries=20_000)
+        self._lock = threading.Lock()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self._kept.get(key)
+        return default if value is None else copy.copy(value)  # DRF edits the list it reads
+
+    def set(self, key: str, value: Any, timeout: float | None = None) -> None:
+        self._kept.put(key, value)
+
+    def add(self, key: str, value: Any, timeout: float | None = None) -> bool:
+        with self._lock:
+            if self._kept.get(key) is not None:
+                return False
+            self._kept.put(key, value)
+            return True
+
+    def incr(self, key: str, delta: int = 1) -> int:
+        with self._lock:
+            value = self._kept.get(key)
+            if value is None:
+                raise ValueError(f"Key {key!r} not found.")  # as Django's caches do
+            self._kept.put(key, value + delta)
+            return int(value + delta)
+
+
+_process_throttle_cache = _ProcessThrottleCache()
+
+
+class ScopedThrottle(ScopedRateThrottle):
+    """Scoped throttle that reads its rates when asked, so settings overrides apply.
+
+    While the shared cache cannot answer, it counts in this process's memory instead: the
+    limit then holds per server process (`_ProcessThrottleCache`)."""
+
+    def get_rate(self) -> str | None:
+        rates = api_settings.DEFAULT_THROTTLE_RATES
+        return rates.get(self.scope) if self.scope else None
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if not cache_paused():
+            try:
+                return bool(super().allow_request(request, view))
+            except CACHE_ERRORS:
+                cache_failed(f"throttle {self.scope}")
+        self.cache = _process_throttle_cache
+        return bool(super().allow_request(request, view))
+
+
+# Per client and window, in this process: [window, shared count when last added, not added yet].
+_throttle_counts: ProcessMemo[str, list[int]] = ProcessMemo(max_entries=20_000)
+_throttle_lock = threading.Lock()
+# A client's requests are added to the shared counter in batches of up to a fiftieth of the
+# rate (at most 16): a rate of 50/min or less is counted exactly.
+THROTTLE_BATCH_SHARE = 50
+THROTTLE_BATCH_MAX = 16
+
+
+class CounterThrottle(ScopedThrottle):
+    """A scoped throttle that counts requests per client and fixed window, in batches.
+
+    DRF's throttle keeps the time of every request in the window and reads and rewrites that
+    whole list in the cache on each request: two round trips and a list as long as the rate.
+    This one keeps one counter per client and window in the shared cache (`incr` is atomic in
+    Redis), and each process adds its requests to it in batches: a client's first request of
+    a window here reads the shared count, and then every `batch` requests are added at once.
+    So a move costs a cache round trip only now and then. The price: a client may get up to
+    batch - 1 requests more per server process in a window, and across a window boundary up
+    to twice the rate. It guards the hot moves endpoint against runaway clients; login and
+    register, where exactness matters more than speed, keep DRF's sliding window.
+    """
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        self.scope = getattr(view, self.scope_attr, None)
+        self.rate = self.get_rate()
+        if self.rate is None:
+            return True
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        client_key = self.get_cache_key(request, view)
+        if client_key is None:
+            return True
+        self.now = self.timer()
+        window = int(self.now // self.duration)
+        self.window_end = (window + 1) * self.duration
+        batch = max(1, min(THROTTLE_BATCH_MAX, self.num_requests // THROTTLE_BATCH_SHARE))
+        with _throttle_lock:
+            counts = _throttle_counts.get(client_key)
+            if counts is None or counts[0] != window:
+                counts = [window, 0, 0]
+                _throttle_counts.put(client_key, counts)
+            counts[2] += 1
+            if counts[1] and counts[2] < batch:
+                return counts[1] + counts[2] <= self.num_requests
+            unsent, counts[2] = counts[2], 0
+        shared = self._add(f"{client_key}_{window}", unsent)
+        with _throttle_lock:
+            counts[1] = max(counts[1], shared)
+        return shared <= self.num_requests
+
+    def _add(self, key: str, n: int) -> int:
+        """Add `n` to the shared counter `key` of this window; returns its new value. While
+        the shared cache cannot answer, the counter is this process's own."""
+        if not cache_paused():
+            try:
+                return self._add_to(self.cache, key, n)
+            except CACHE_ERRORS:
+                cache_failed(f"throttle {self.scope}")
+        return self._add_to(_process_throttle_cache, key, n)
+
+    def _add_to(self, counters: Any, key: str, n: int) -> int:
+        try:
+            return int(counters.incr(key, n))
+        except ValueError:  # the window's first requests; `add` settles a race for it
+            return n if counters.add(key, n, self.duration + 1) else int(counters.incr(key, n))
+
+    def wait(self) -> float:
+        return max(0.0, self.window_end - self.now)

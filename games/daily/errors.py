@@ -1,0 +1,13 @@
+"""The daily app's errors, each rendered in the API's error format by `config.errors`."""
+
+from __future__ import annotations
+
+from config.errors import ConflictError, NotFoundError
+
+
+class DailyNotFoundError(NotFoundError):
+    """An unknown mode, a future day, or a day closed to new starts."""
+
+
+class AlreadyPlayedError(ConflictError):
+    code = "already_played"
