@@ -9,7 +9,7 @@ It drops and re-creates the database `klondike_bench_sql`, migrates it, starts o
 through the service, then sends statements on one prepared-statement connection, each in
 autocommit as the service sends it, and reads the backend process's CPU time from /proc:
 `SELECT 1` (a round trip and nothing else), the move's commit exactly as
-`games.game_sql.move_commit` sends it (the game's UPDATE, the token check and the log's INSERT
+`games.game_rows.move_commit` sends it (the game's UPDATE, the token check and the log's INSERT
 in one statement), and the UPDATE alone. The last two run again with `synchronous_commit = off`
 in that session, only to show what waiting for the write-ahead log's flush costs: the service
 never turns it off, because an acknowledged move must survive a crash.
@@ -44,7 +44,7 @@ def main() -> int:
     from knox.models import AuthToken
 
     from accounts.tokens import token_digest
-    from games import game_sql, services
+    from games import game_rows, services
 
     digest = token_digest(token)
     user = AuthToken.objects.select_related("user").get(digest=digest).user
@@ -75,8 +75,8 @@ def main() -> int:
         seq[0] += 1
         return [*in_play(s + 1), s]
 
-    commit_sql = game_sql.move_commit_sql(1, token=True)
-    update_sql, _ = game_sql.game_update_sql(game_sql.IN_PLAY_FIELDS, in_play_at_seq=True)
+    commit_sql = game_rows.move_commit_sql(1, token=True)
+    update_sql, _ = game_rows.game_update_sql(game_rows.IN_PLAY_FIELDS, in_play_at_seq=True)
     figures: dict[str, float] = {}
 
     def measure(name: str, sql: str, params: Callable[[], list[object] | None]) -> None:

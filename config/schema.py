@@ -205,9 +205,9 @@ class AutoSchema(_SpectacularAutoSchema):
         declared = self.get_response_serializers()
         codes: dict[str, list[str]] = {}
         if isinstance(declared, dict):
-            for status, response in declared.items():
-                if isinstance(response, ErrorResponse):
-                    codes.setdefault(str(status), []).extend(response.codes)
+            for status, declared_response in declared.items():
+                if isinstance(declared_response, ErrorResponse):
+                    codes.setdefault(str(status), []).extend(declared_response.codes)
         for code in self._implied_error_codes(self._get_parameters()):
             codes.setdefault(str(ERROR_CODES[code][0]), []).append(code)
         error_ref = self.resolve_serializer(ErrorSerializer, "response").ref

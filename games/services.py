@@ -36,7 +36,7 @@ from games.errors import (
     ReplayMismatchError,
     SeqMismatchError,
 )
-from games.game_sql import (
+from games.game_rows import (
     IN_PLAY_FIELDS,
     LogEntry,
     TokenCheck,

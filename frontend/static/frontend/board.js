@@ -2,7 +2,7 @@
 // one, and turns gestures and keys into API actions. It never decides what is legal; the
 // page sends the action and renders whatever the server answers (or, for a move whose
 // outcome it knows, draws it at once and then the answer: play.js).
-import { el } from "./api.js";
+import { el } from "./dom.js";
 import { SUITS, cardElement, cardName, pileName, rankValue, suitOf } from "./cards.js";
 import { formatNumber, gettext as _, interpolate as say, ngettext } from "./i18n.js";
 import { pileIn } from "./engine.js";

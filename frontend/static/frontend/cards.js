@@ -1,5 +1,5 @@
 // Cards as data ("10H", null for face down), as words for screen readers, and as DOM.
-import { el } from "./api.js";
+import { el } from "./dom.js";
 import { gettext, interpolate, ngettext } from "./i18n.js";
 
 export const SUITS = ["S", "H", "D", "C"]; // the fixed foundation order f1..f4 (rules §1)

@@ -1,5 +1,6 @@
 // The daily page: today's challenges, your standing on each, and the one ranked attempt.
-import { api, currentUser, el, modeName, requireSignIn } from "./api.js";
+import { api, currentUser, modeName, requireSignIn } from "./api.js";
+import { el } from "./dom.js";
 import {
   gettext as _, interpolate as say, ngettext, formatCloseTime, formatDate, formatDuration, formatMoves, formatNumber, formatScore,
 } from "./i18n.js";

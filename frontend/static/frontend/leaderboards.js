@@ -1,5 +1,6 @@
 // Daily leaderboards: pick a day and a mode; your row is highlighted; pages of 20.
-import { api, currentUser, el, modeName } from "./api.js";
+import { api, currentUser, modeName } from "./api.js";
+import { el } from "./dom.js";
 import { gettext as _, interpolate as say, ngettext, formatDuration, formatNumber, formatScore } from "./i18n.js";
 
 const root = document.querySelector("[data-leaderboard]");

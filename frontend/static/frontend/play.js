@@ -3,7 +3,8 @@
 // board shows what the server answers (the board animates the difference). A move whose
 // outcome the page knows (engine.js `predict`: it reveals no card) is drawn at once, then
 // replaced by the answer: the same picture when the server agrees, the old one when it refuses.
-import { api, currentUser, el, modeName, requireSignIn } from "./api.js";
+import { api, currentUser, modeName, requireSignIn } from "./api.js";
+import { el } from "./dom.js";
 import { Board } from "./board.js";
 import { cardName, describeChange, pileTarget } from "./cards.js";
 import { predict } from "./engine.js";

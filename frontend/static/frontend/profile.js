@@ -1,5 +1,6 @@
 // A player's profile: public stats and streaks; on your own, your game history too.
-import { api, currentUser, el, modeName } from "./api.js";
+import { api, currentUser, modeName } from "./api.js";
+import { el } from "./dom.js";
 import { gettext as _, pgettext, interpolate as say, formatDate, formatDateTime, formatDuration, formatNumber, formatScore } from "./i18n.js";
 
 const root = document.querySelector("[data-profile]");

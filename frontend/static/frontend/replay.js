@@ -1,6 +1,7 @@
 // The replay viewer: rebuilds every position from the replay's deal and its action log,
 // then steps, plays and scrubs through them. `#m=42` links to the position after step 42.
-import { api, el, modeName } from "./api.js";
+import { api, modeName } from "./api.js";
+import { el } from "./dom.js";
 import { Board } from "./board.js";
 import { describeChange } from "./cards.js";
 import { positions, publicState } from "./engine.js";

@@ -1,6 +1,7 @@
 // Shared page code: the account bar, the sign-in / sign-up, password reset and e-mail
 // verification forms, the display settings and the language picker.
-import { api, currentUser, el } from "./api.js";
+import { api, currentUser } from "./api.js";
+import { el } from "./dom.js";
 import { gettext as _ } from "./i18n.js";
 
 const SETTINGS_KEY = "klondike.settings";

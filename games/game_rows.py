@@ -1,5 +1,5 @@
-"""The move's hot path in SQL: the statements a move sends, written once per process from
-the models' metadata.
+"""A game's row and its log's rows, as the move's hot path reads and writes them: in SQL, the
+statements a move sends, written once per process from the models' metadata.
 
 A move is the API's hottest write, and Django's query compiler cost more CPU than all the
 rest of a move: about 1.5 ms for the SELECT with its join, 1 ms each for the INSERT and the
