@@ -12,7 +12,7 @@ help:
 	@echo "make run        serve the site on 127.0.0.1:$(PORT) (embedded: SQLite, no Redis; or"
 	@echo "                PostgreSQL and Redis when DATABASE_URL and REDIS_URL are set)"
 	@echo "make test       the whole suite (PYTEST_ARGS=... passes arguments to pytest)"
-	@echo "make lint       ruff, ruff format --check, import-linter's layers"
+	@echo "make lint       ruff, ruff format --check, import-linter's layers, mypy on the apps"
 	@echo "make format     fix what ruff can fix itself (imports, formatting)"
 	@echo "make typecheck  mypy --strict on the engine"
 	@echo "make bench      the engine's benchmark (docs/benchmarks.md lists the others)"
@@ -61,6 +61,7 @@ lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports --no-logo
+	DJANGO_DEBUG=1 $(PY) -m mypy --config-file mypy-apps.ini accounts config games
 
 typecheck: $(VENV)/.installed-dev
 	$(PY) -m mypy --strict games/engine

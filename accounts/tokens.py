@@ -67,12 +67,17 @@ def token_cache_forget(*, digest: str) -> None:
         )
 
 
+def token_caches_forget(*, digests: list[str]) -> None:
+    """`token_cache_forget` of each of `digests`."""
+    for digest in digests:
+        token_cache_forget(digest=digest)
+
+
 def _forget(digests: list[str]) -> None:
     """Drop revoked tokens from the shared cache now, and again once the deletion commits: a
     request that read a row before the commit may have put it back in between."""
-    for digest in digests:
-        token_cache_forget(digest=digest)
-    transaction.on_commit(lambda: [token_cache_forget(digest=d) for d in digests])
+    token_caches_forget(digests=digests)
+    transaction.on_commit(lambda: token_caches_forget(digests=digests))
 
 
 def token_build(*, user: User, now: datetime | None = None) -> tuple[AuthToken, str]:

@@ -174,17 +174,16 @@ REDIS_URL = env_str("REDIS_URL")
 DAILY_MODES = env_list("DAILY_MODES", ["D1N", "D3N"])
 # Keys the daily deal numbers (HMAC of date|mode), so nobody can predict a day's deal. Unset:
 # derived from SECRET_KEY, so one secret serves both and the daily one never reveals the key.
-DAILY_SECRET = env_str("DAILY_SECRET")
+_GIVEN_DAILY_SECRET = env_str("DAILY_SECRET")
 _refuse_weak(
     "DAILY_SECRET",
-    DAILY_SECRET,
+    _GIVEN_DAILY_SECRET,
     f"Set it to a long random string of your own ({_NEW_KEY}), "
     "or unset it to derive it from DJANGO_SECRET_KEY.",
 )
-if DAILY_SECRET is None:
-    DAILY_SECRET = hmac.new(
-        SECRET_KEY.encode(), b"klondike daily deals", hashlib.sha256
-    ).hexdigest()
+DAILY_SECRET: str = _GIVEN_DAILY_SECRET or (
+    hmac.new(SECRET_KEY.encode(), b"klondike daily deals", hashlib.sha256).hexdigest()
+)
 # Seconds the solver may spend proving one candidate daily deal winnable.
 DAILY_SOLVE_BUDGET_S = env_float("DAILY_SOLVE_BUDGET_S", 5.0)
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO") or "INFO"

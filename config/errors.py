@@ -55,8 +55,8 @@ class ApplicationError(Exception):
     Subclasses set `status_code` and `code`; `extra` adds fields to the error body.
     """
 
-    status_code = status.HTTP_400_BAD_REQUEST
-    code = "invalid"
+    status_code: int = status.HTTP_400_BAD_REQUEST
+    code: str = "invalid"
 
     def __init__(self, message: str, **extra: Any) -> None:
         super().__init__(message)
@@ -160,9 +160,10 @@ def _error_response(exc: Exception, context: dict[str, Any]) -> Response:
         extra: dict[str, Any] = {}
         if isinstance(exc, exceptions.ValidationError):
             extra["fields"] = _field_errors(exc.detail)
-        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-            extra["retry_after"] = int(exc.wait)
-            headers["Retry-After"] = str(int(exc.wait))
+        wait = getattr(exc, "wait", None)  # Throttled's, which its stubs leave out
+        if isinstance(exc, exceptions.Throttled) and wait is not None:
+            extra["retry_after"] = int(wait)
+            headers["Retry-After"] = str(int(wait))
         auth_header = getattr(exc, "auth_header", None)
         if auth_header:
             headers["WWW-Authenticate"] = auth_header
@@ -200,7 +201,7 @@ class MethodFirstMiddleware:
         if cls is None or (method in cls.http_method_names and hasattr(cls, method)):
             return None
         allowed = cls(**getattr(view_func, "initkwargs", {})).allowed_methods
-        detail = exceptions.MethodNotAllowed(request.method).detail
+        detail = exceptions.MethodNotAllowed(request.method or "").detail
         response = JsonResponse(error_body("method_not_allowed", str(detail)), status=405)
         response["Allow"] = ", ".join(allowed)
         return response

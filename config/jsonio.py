@@ -9,6 +9,7 @@ which `config.errors` imports.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -22,8 +23,9 @@ class JSONFirstNegotiation(DefaultContentNegotiation):
     the first renderer is JSON (no Accept list to parse, no query string to read)."""
 
     def select_renderer(
-        self, request: Any, renderers: list[Any], format_suffix: str | None = None
+        self, request: Any, renderers: Iterable[Any], format_suffix: str | None = None
     ) -> tuple[Any, str]:
+        renderers = list(renderers)
         first = renderers[0]
         accept = request.META.get("HTTP_ACCEPT", "*/*")
         override = self.settings.URL_FORMAT_OVERRIDE  # None: DRF reads no `?format=`
@@ -34,7 +36,7 @@ class JSONFirstNegotiation(DefaultContentNegotiation):
             and not (override and override in request.META.get("QUERY_STRING", ""))
         ):
             return first, first.media_type
-        return super().select_renderer(request, renderers, format_suffix)  # type: ignore[no-any-return]
+        return super().select_renderer(request, renderers, format_suffix)
 
 
 # How deep a request body may nest. The API's bodies nest three levels at most; deeper ones
@@ -104,7 +106,7 @@ class FastJSONRenderer(renderers.JSONRenderer):
         self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
     ) -> bytes:
         if data is None or self.get_indent(accepted_media_type or "", renderer_context or {}):
-            return super().render(data, accepted_media_type, renderer_context)  # type: ignore[no-any-return]
+            return super().render(data, accepted_media_type, renderer_context)
         # U+2028 and U+2029 are escaped as DRF does, for JSON embedded in a script.
         text = orjson.dumps(data, default=self._fallback, option=orjson.OPT_UTC_Z)
         return text.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")

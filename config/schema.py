@@ -10,7 +10,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema as _SpectacularAutoSchema
 from drf_spectacular.plumbing import build_bearer_security_scheme_object
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import Direction, OpenApiParameter, OpenApiResponse
 from rest_framework import permissions, serializers
 from rest_framework.authentication import SessionAuthentication
 
@@ -18,7 +18,7 @@ from config.errors import ERROR_CODES
 from config.fields import MAX_PAGE
 
 
-class TokenScheme(OpenApiAuthenticationExtension):  # type: ignore[misc]
+class TokenScheme(OpenApiAuthenticationExtension):
     """`Authorization: Token <key>`: the API tokens (knox's, through our own classes, which
     drf-spectacular's knox extension does not match)."""
 
@@ -32,7 +32,7 @@ class TokenScheme(OpenApiAuthenticationExtension):  # type: ignore[misc]
         )
 
 
-class SessionScheme(OpenApiAuthenticationExtension):  # type: ignore[misc]
+class SessionScheme(OpenApiAuthenticationExtension):
     """The page's session cookie (DRF's session authentication, bound to a token)."""
 
     target_class = "accounts.authentication.SessionTokenAuthentication"
@@ -53,7 +53,7 @@ class ErrorDetailSerializer(serializers.Serializer[dict[str, Any]]):
 
     code = serializers.ChoiceField(choices=ERROR_CODE_CHOICES)
     message = serializers.CharField(help_text="In the request's language.")
-    fields = serializers.DictField(
+    fields = serializers.DictField(  # type: ignore[assignment]  # a declared field (DRF's)
         required=False, help_text="`invalid`: each field's messages (a list, or nested fields)."
     )
     expected = serializers.IntegerField(
@@ -77,7 +77,7 @@ class ErrorSerializer(serializers.Serializer[dict[str, Any]]):
     error = ErrorDetailSerializer()
 
 
-class ErrorResponse(OpenApiResponse):  # type: ignore[misc]
+class ErrorResponse(OpenApiResponse):
     """An error response that knows its codes, so the schema merges those an operation
     declares with those its view's settings give it."""
 
@@ -191,7 +191,7 @@ class AutoSchema(_SpectacularAutoSchema):
             codes.append("throttled")
         return codes
 
-    def _get_request_body(self, direction: str = "request") -> Any:
+    def _get_request_body(self, direction: Direction = "request") -> Any:
         body = super()._get_request_body(direction)
         if body and self.method != "PATCH":
             # Every POST body of ours has a field it cannot do without, the alternatives of a
@@ -200,7 +200,7 @@ class AutoSchema(_SpectacularAutoSchema):
             body["required"] = True
         return body
 
-    def _get_response_bodies(self, direction: str = "response") -> Any:
+    def _get_response_bodies(self, direction: Direction = "response") -> Any:
         responses = super()._get_response_bodies(direction)
         declared = self.get_response_serializers()
         codes: dict[str, list[str]] = {}
@@ -225,12 +225,12 @@ class AutoSchema(_SpectacularAutoSchema):
             responses[status] = response
         return dict(sorted(responses.items()))
 
-    def get_serializer_name(self, serializer: Any, direction: str) -> str:
+    def get_serializer_name(self, serializer: Any, direction: Direction) -> str:
         cls = type(serializer)
         owner, _, name = cls.__qualname__.rpartition(".")
         if owner.endswith("View") and name in ("InputSerializer", "OutputSerializer"):
             return owner.removesuffix("View")
-        return super().get_serializer_name(serializer, direction)  # type: ignore[no-any-return]
+        return super().get_serializer_name(serializer, direction)
 
 
 def closed_alternatives(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ Two modes share this one file:
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import dj_database_url
 from csp import constants as csp
@@ -117,7 +118,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": env.VAR_DIR / "klondike.sqlite3",
+            "NAME": str(env.VAR_DIR / "klondike.sqlite3"),
             "OPTIONS": {
                 # IMMEDIATE takes the write lock at BEGIN, so concurrent writers wait
                 # (up to `timeout`) instead of failing with "database is locked" mid-transaction.
@@ -139,6 +140,9 @@ REDIS_URL = env.REDIS_URL
 # for the cache and the broker alike; then the caller goes on without it (config.cache).
 REDIS_TIMEOUT_S = 0.25
 
+CACHES: dict[str, dict[str, Any]]
+CELERY_BROKER_URL: str | None
+CELERY_RESULT_BACKEND: str | None
 if EMBEDDED:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     CELERY_BROKER_URL = "memory://"

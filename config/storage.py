@@ -24,7 +24,7 @@ class StaticStorage(CompressedManifestStaticFilesStorage):
 
     def stored_name(self, name: str) -> str:
         try:
-            return super().stored_name(name)  # type: ignore[no-any-return]
+            return super().stored_name(name)
         except ValueError:  # not collected (or not in this collection): the app's own file
             if not getattr(self, "_uncollected_said", False):
                 self._uncollected_said = True

@@ -74,8 +74,8 @@ class ScopedThrottle(ScopedRateThrottle):
     limit then holds per server process (`_ProcessThrottleCache`)."""
 
     def get_rate(self) -> str | None:
-        rates = api_settings.DEFAULT_THROTTLE_RATES
-        return rates.get(self.scope) if self.scope else None
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope) if self.scope else None
+        return str(rate) if rate is not None else None
 
     def allow_request(self, request: Any, view: Any) -> bool:
         if not cache_paused():
@@ -83,7 +83,7 @@ class ScopedThrottle(ScopedRateThrottle):
                 return bool(super().allow_request(request, view))
             except CACHE_ERRORS:
                 cache_failed(f"throttle {self.scope}")
-        self.cache = _process_throttle_cache
+        self.cache = _process_throttle_cache  # type: ignore[assignment]  # a cache's calls
         return bool(super().allow_request(request, view))
 
 
@@ -115,14 +115,16 @@ class CounterThrottle(ScopedThrottle):
         self.rate = self.get_rate()
         if self.rate is None:
             return True
-        self.num_requests, self.duration = self.parse_rate(self.rate)
+        num_requests, duration = self.parse_rate(self.rate)
+        assert num_requests is not None and duration is not None  # a rate was given
+        self.num_requests, self.duration = num_requests, duration
         client_key = self.get_cache_key(request, view)
         if client_key is None:
             return True
         self.now = self.timer()
-        window = int(self.now // self.duration)
-        self.window_end = (window + 1) * self.duration
-        batch = max(1, min(THROTTLE_BATCH_MAX, self.num_requests // THROTTLE_BATCH_SHARE))
+        window = int(self.now // duration)
+        self.window_end = (window + 1) * duration
+        batch = max(1, min(THROTTLE_BATCH_MAX, num_requests // THROTTLE_BATCH_SHARE))
         with _throttle_lock:
             counts = _throttle_counts.get(client_key)
             if counts is None or counts[0] != window:
@@ -130,12 +132,12 @@ class CounterThrottle(ScopedThrottle):
                 _throttle_counts.put(client_key, counts)
             counts[2] += 1
             if counts[1] and counts[2] < batch:
-                return counts[1] + counts[2] <= self.num_requests
+                return counts[1] + counts[2] <= num_requests
             unsent, counts[2] = counts[2], 0
         shared = self._add(f"{client_key}_{window}", unsent)
         with _throttle_lock:
             counts[1] = max(counts[1], shared)
-        return shared <= self.num_requests
+        return shared <= num_requests
 
     def _add(self, key: str, n: int) -> int:
         """Add `n` to the shared counter `key` of this window; returns its new value. While
@@ -151,7 +153,8 @@ class CounterThrottle(ScopedThrottle):
         try:
             return int(counters.incr(key, n))
         except ValueError:  # the window's first requests; `add` settles a race for it
-            return n if counters.add(key, n, self.duration + 1) else int(counters.incr(key, n))
+            timeout = (self.duration or 0) + 1
+            return n if counters.add(key, n, timeout) else int(counters.incr(key, n))
 
     def wait(self) -> float:
         return max(0.0, self.window_end - self.now)

@@ -28,7 +28,7 @@ from games.models import (
 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class ReadOnlyAdmin(admin.ModelAdmin):
     """Lists and shows rows; never adds, edits or deletes them."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -41,7 +41,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return False
 
 
-class ActionInline(admin.TabularInline):  # type: ignore[type-arg]
+class ActionInline(admin.TabularInline):
     model = Action
     fields = ("seq", "notation", "score_after", "at_ms")
     readonly_fields = fields

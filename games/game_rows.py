@@ -49,13 +49,36 @@ class _GameQuery:
 
 
 @functools.cache
+def _field(meta: Any, name: str) -> Field[Any, Any]:
+    """A model's concrete field (a column of its table) by name."""
+    field = meta.get_field(name)
+    assert isinstance(field, Field), name
+    return field
+
+
+def _column(meta: Any, name: str) -> str:
+    """The column of a model's concrete field."""
+    return _column_of(_field(meta, name))
+
+
+def _column_of(field: Any) -> str:
+    assert field.column is not None, field
+    return str(field.column)
+
+
+def _quote(name: str | None) -> str:
+    """`connection.ops.quote_name` of a name the models give (never None here)."""
+    assert name is not None
+    return str(connection.ops.quote_name(name))
+
+
 def _row_fields() -> tuple[Field[Any, Any], ...]:
     """What a move reads of a game: its concrete fields, then _DEAL_FIELDS[1:] of its deal
     and _DAILY_FIELDS[1:] of its daily board."""
     return (
         *Game._meta.concrete_fields,
-        *(Deal._meta.get_field(name) for name in _DEAL_FIELDS[1:]),
-        *(DailyDeal._meta.get_field(name) for name in _DAILY_FIELDS[1:]),
+        *(_field(Deal._meta, name) for name in _DEAL_FIELDS[1:]),
+        *(_field(DailyDeal._meta, name) for name in _DAILY_FIELDS[1:]),
     )
 
 
@@ -65,7 +88,7 @@ class TokenCheck(NamedTuple):
     digest: str
     now: datetime
 
-    def params(self) -> list[object]:
+    def params(self) -> list[Any]:
         """The parameters of `token_check_sql`."""
         return [self.digest, connection.ops.adapt_datetimefield_value(self.now)]
 
@@ -76,15 +99,15 @@ def token_check_sql() -> str:
     at the second, is the game owner's, and that account is active. The move statements
     carry it, so a token kept in a process's memory (`ProcessTokenAuthentication`) is checked
     by the database all the same: revoked, expired or deactivated, it moves nothing."""
-    q = connection.ops.quote_name
+    q = _quote
     token, user, game = AuthToken._meta, User._meta, Game._meta
     t, u = q(token.db_table), q(user.db_table)
     return (
-        f"EXISTS (SELECT 1 FROM {t} INNER JOIN {u} ON {t}.{q(token.get_field('user').column)}"
+        f"EXISTS (SELECT 1 FROM {t} INNER JOIN {u} ON {t}.{q(_column(token, 'user'))}"
         f" = {u}.{q(user.pk.column)} WHERE {t}.{q(token.pk.column)} = %s"
-        f" AND {t}.{q(token.get_field('expiry').column)} > %s"
-        f" AND {u}.{q(user.pk.column)} = {q(game.db_table)}.{q(game.get_field('user').column)}"
-        f" AND {u}.{q(user.get_field('is_active').column)})"
+        f" AND {t}.{q(_column(token, 'expiry'))} > %s"
+        f" AND {u}.{q(user.pk.column)} = {q(game.db_table)}.{q(_column(game, 'user'))}"
+        f" AND {u}.{q(_column(user, 'is_active'))})"
     )
 
 
@@ -94,7 +117,7 @@ def _game_query(*, for_user: bool, lock: bool, token: bool = False) -> _GameQuer
     (and owner, and with `token` the owner's token): what `Game.objects[.select_for_update(
     of=("self",))].select_related("deal", "daily").only(<game fields>, "deal__scheme",
     "deal__number", "daily__date", "daily__finalized_at")` sends, built once per process."""
-    q = connection.ops.quote_name
+    q = _quote
     game, deal, daily = Game._meta, Deal._meta, DailyDeal._meta
     fields = _row_fields()
     columns = ", ".join(f"{q(f.model._meta.db_table)}.{q(f.column)}" for f in fields)
@@ -102,7 +125,7 @@ def _game_query(*, for_user: bool, lock: bool, token: bool = False) -> _GameQuer
     def join(kind: str, fk: str, target: Any) -> str:
         return (
             f" {kind} JOIN {q(target.db_table)} ON {q(game.db_table)}."
-            f"{q(game.get_field(fk).column)} = {q(target.db_table)}.{q(target.pk.column)}"
+            f"{q(_column(game, fk))} = {q(target.db_table)}.{q(target.pk.column)}"
         )
 
     sql = (
@@ -112,7 +135,7 @@ def _game_query(*, for_user: bool, lock: bool, token: bool = False) -> _GameQuer
         + f" WHERE {q(game.db_table)}.{q(game.pk.column)} = %s"
     )
     if for_user:
-        sql += f" AND {q(game.db_table)}.{q(game.get_field('user').column)} = %s"
+        sql += f" AND {q(game.db_table)}.{q(_column(game, 'user'))} = %s"
     if token:
         sql += " AND " + token_check_sql()
     if lock and connection.features.has_select_for_update:  # SQLite locks the whole database
@@ -141,17 +164,19 @@ def _hot_cursor() -> Iterator[Any]:
         return
     from django.db.backends.postgresql.base import ServerBindingCursor
 
+    server_binding: Any = ServerBindingCursor  # psycopg's cursor class; its stubs say less
+
     db.ensure_connection()
     db.validate_thread_sharing()
     # Django's wrapper, as `connection.cursor()` gives: errors become django.db errors, and
     # the statements are recorded where queries are (DEBUG, tests).
     if db.queries_logged:
-        with db.make_debug_cursor(ServerBindingCursor(db.connection)) as cursor:
+        with db.make_debug_cursor(server_binding(db.connection)) as cursor:
             yield cursor
         return
     kept = getattr(db, "_klondike_hot_cursor", None)
     if kept is None or kept[0] is not db.connection:  # none yet, or a new connection since
-        kept = (db.connection, db.make_cursor(ServerBindingCursor(db.connection)))
+        kept = (db.connection, db.make_cursor(server_binding(db.connection)))
         db._klondike_hot_cursor = kept  # type: ignore[attr-defined]
     yield kept[1]
 
@@ -164,7 +189,7 @@ def game_read(
     transaction ends. With `token`, only if that token is the owner's (see token_check_sql).
     """
     query = _game_query(for_user=user is not None, lock=lock, token=token is not None)
-    params: list[object] = [game_id] if user is None else [game_id, user.pk]
+    params: list[Any] = [game_id] if user is None else [game_id, user.pk]
     with _hot_cursor() as cursor:
         cursor.execute(query.sql, params if token is None else [*params, *token.params()])
         row = cursor.fetchone()
@@ -210,10 +235,10 @@ def game_row(game: Game) -> tuple[Any, ...]:
 _LOG_COLUMNS = ("game", "seq", "notation", "score_after", "at_ms")
 
 
-def _log_rows(game: Game, entries: Sequence[LogEntry], after_seq: int, at_ms: int) -> list[object]:
+def _log_rows(game: Game, entries: Sequence[LogEntry], after_seq: int, at_ms: int) -> list[Any]:
     """The parameters of the log rows of one action, in `_LOG_COLUMNS` order, numbered from
     `after_seq` + 1."""
-    params: list[object] = []
+    params: list[Any] = []
     for i, entry in enumerate(entries, start=1):
         params += [game.pk, after_seq + i, entry.notation, entry.score_after, at_ms]
     return params
@@ -221,9 +246,9 @@ def _log_rows(game: Game, entries: Sequence[LogEntry], after_seq: int, at_ms: in
 
 def log_append(game: Game, entries: Sequence[LogEntry], after_seq: int, at_ms: int) -> None:
     """INSERT the log rows of one action (what `Action.objects.bulk_create` sends)."""
-    q = connection.ops.quote_name
+    q = _quote
     action = Action._meta
-    columns = ", ".join(q(action.get_field(name).column) for name in _LOG_COLUMNS)
+    columns = ", ".join(q(_column(action, name)) for name in _LOG_COLUMNS)
     values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(entries))
     with connection.cursor() as cursor:
         cursor.execute(
@@ -237,20 +262,20 @@ def game_update_sql(
 ) -> tuple[str, list[Field[Any, Any]]]:
     """`UPDATE game SET <fields> WHERE id = %s [AND seq = %s AND status = 'playing'] [AND
     <the token is the owner's>]` and the fields it sets."""
-    q = connection.ops.quote_name
+    q = _quote
     meta = Game._meta
-    targets = [meta.get_field(name) for name in fields]
+    targets = [_field(meta, name) for name in fields]
     assignments = ", ".join(f"{q(f.column)} = %s" for f in targets)
     sql = f"UPDATE {q(meta.db_table)} SET {assignments} WHERE {q(meta.pk.column)} = %s"
     if in_play_at_seq:
-        sql += f" AND {q(meta.get_field('seq').column)} = %s"
-        sql += f" AND {q(meta.get_field('status').column)} = '{Game.Status.PLAYING}'"
+        sql += f" AND {q(_column(meta, 'seq'))} = %s"
+        sql += f" AND {q(_column(meta, 'status'))} = '{Game.Status.PLAYING}'"
     if token:
         sql += " AND " + token_check_sql()
     return sql, targets
 
 
-def _game_update_params(game: Game, targets: Sequence[Field[Any, Any]]) -> list[object]:
+def _game_update_params(game: Game, targets: Sequence[Field[Any, Any]]) -> list[Any]:
     params = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in targets]
     return [*params, game.pk]
 
@@ -280,10 +305,10 @@ def move_commit_sql(rows: int, *, token: bool) -> str:
     """PostgreSQL: one statement that updates the game if it is still in play at the `seq`
     read (and `token` is its owner's), and only then appends the log rows (`rows` of them);
     it inserts nothing otherwise."""
-    q = connection.ops.quote_name
+    q = _quote
     update, _ = game_update_sql(IN_PLAY_FIELDS, in_play_at_seq=True, token=token)
     action = Action._meta
-    fields = [action.get_field(name) for name in _LOG_COLUMNS]
+    fields = [_field(action, name) for name in _LOG_COLUMNS]
     columns = ", ".join(q(f.column) for f in fields)
     # Typed, so that a column of NULLs (no scoring) is not taken for text.
     row = "(" + ", ".join(f"CAST(%s AS {f.db_type(connection)})" for f in fields) + ")"
@@ -306,7 +331,7 @@ def move_commit(
     `game` holds the new figures (`_record`)."""
     # The in-play fields are ints, text and bytes, which both drivers bind as they are.
     update = [*(getattr(game, name) for name in IN_PLAY_FIELDS), game.pk]
-    checks: list[object] = [read_seq] if token is None else [read_seq, *token.params()]
+    checks: list[Any] = [read_seq] if token is None else [read_seq, *token.params()]
     if connection.vendor == "postgresql":  # one round trip, no transaction to open and close
         sql = move_commit_sql(len(entries), token=token is not None)
         log_params = _log_rows(game, entries, read_seq, at_ms)

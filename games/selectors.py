@@ -236,8 +236,11 @@ def user_game_stats(*, user: User) -> dict[str, Any]:
     )
     modes = {}
     for row in per_mode:
-        draw, preset = row.pop("draw"), row.pop("preset")
-        modes[f"D{draw}{preset}"] = _stats_row(**row, rules=engine.Rules.from_preset(draw, preset))
+        figures: dict[str, Any] = dict(row)
+        draw, preset = figures.pop("draw"), figures.pop("preset")
+        modes[f"D{draw}{preset}"] = _stats_row(
+            **figures, rules=engine.Rules.from_preset(draw, preset)
+        )
     return {**_stats_row(**totals, rules=engine.Rules.from_preset(1, "N")), "modes": modes}
 
 

@@ -199,7 +199,7 @@ class StartGameSerializer(serializers.Serializer[dict[str, Any]]):
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         refuse_unknown_fields(data, self.fields)
-        return super().to_internal_value(data)  # type: ignore[no-any-return]
+        return super().to_internal_value(data)
 
     def validate_draw(self, value: int) -> int:
         if value not in (1, 3):
@@ -265,7 +265,7 @@ _CARD = serializers.RegexField(
     CARD_PATTERN, required=False, allow_null=True, help_text="e.g. 9H (T or 10 for a ten)"
 )
 _BARE_ACTIONS = ["draw", "recycle", "undo", "resign"]
-_ACTION_SHAPES = {
+_ACTION_SHAPES: dict[str, serializers.Serializer[Any] | type[serializers.Serializer[Any]]] = {
     **dict.fromkeys(_BARE_ACTIONS, _action_shape("BareAction", _BARE_ACTIONS, {})),
     "move": _action_shape(
         "MoveAction",
@@ -354,7 +354,7 @@ class ActionInputSerializer(ActionBodySerializer):
 
 class HintSerializer(serializers.Serializer[dict[str, Any]]):
     move = ActionBodySerializer(allow_null=True)
-    source = serializers.ChoiceField(choices=["solver", "heuristic", "none"])
+    source = serializers.ChoiceField(choices=["solver", "heuristic", "none"])  # type: ignore[assignment]  # a declared field, which DRF takes out of the class
     searching = serializers.BooleanField(
         help_text="a longer search of this position is under way: asked again once it is done "
         "(a few seconds), the hint may come from a winning line"

@@ -14,9 +14,14 @@ from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from accounts.authentication import ProcessTokenAuthentication, SessionTokenAuthentication
+from accounts.authentication import (
+    ProcessTokenAuthentication,
+    SessionTokenAuthentication,
+    signed_in_user,
+)
 from config.jsonio import FastJSONRenderer, JSONFirstNegotiation
 from config.pagination import paginated_response
 from config.schema import PAGE_PARAMETER, errors, paginated
@@ -41,7 +46,7 @@ class GameListCreateView(APIView):
     class InputSerializer(StartGameSerializer):
         pass
 
-    def get_throttles(self) -> list[ScopedThrottle]:
+    def get_throttles(self) -> list[BaseThrottle]:
         # New games are counted (each one is rows written); reading the list is not.
         return [ScopedThrottle()] if self.request.method == "POST" else []
 
@@ -60,7 +65,7 @@ class GameListCreateView(APIView):
         return paginated_response(
             request=request,
             view=self,
-            queryset=selectors.game_list_for_user(user=request.user),
+            queryset=selectors.game_list_for_user(user=signed_in_user(request)),
             item=lambda game: selectors.game_summary(game=game),
         )
 
@@ -74,9 +79,9 @@ class GameListCreateView(APIView):
         fields = dict(data.validated_data)
         winnable = None
         if fields.pop("winnable", False):
-            game, winnable = services.game_start_winnable(user=request.user, **fields)
+            game, winnable = services.game_start_winnable(user=signed_in_user(request), **fields)
         else:
-            game = services.game_start(user=request.user, **fields)
+            game = services.game_start(user=signed_in_user(request), **fields)
         answer = {**selectors.game_detail(game=game), "winnable": winnable}
         return Response(answer, status=status.HTTP_201_CREATED)
 
@@ -116,7 +121,10 @@ class GameActionView(APIView):
         data.is_valid(raise_exception=True)
         digest = request.auth.digest if isinstance(request.auth, AuthToken) else None
         game, state = services.game_action_apply(
-            game_id=game_id, user=request.user, token_digest=digest, **data.validated_data
+            game_id=game_id,
+            user=signed_in_user(request),
+            token_digest=digest,
+            **data.validated_data,
         )
         return Response(selectors.game_detail(game=game, state=state))
 
@@ -134,7 +142,7 @@ class GameHintView(APIView):
         }
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = selectors.game_get_for_owner(game_id=game_id, user=request.user)
+        game = selectors.game_get_for_owner(game_id=game_id, user=signed_in_user(request))
         return Response(hints.game_hint(game=game))
 
 
@@ -173,7 +181,7 @@ class GameExportView(APIView):
     )
     def get(self, request: Request) -> StreamingHttpResponse:
         def lines() -> Iterator[str]:
-            for document in selectors.game_export_for_user(user=request.user):
+            for document in selectors.game_export_for_user(user=signed_in_user(request)):
                 yield json.dumps(document, default=str, separators=(",", ":")) + "\n"
 
         response = StreamingHttpResponse(lines(), content_type="application/x-ndjson")

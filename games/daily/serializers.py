@@ -53,7 +53,7 @@ class LeaderboardMeSerializer(serializers.Serializer[dict[str, Any]]):
     rank = serializers.IntegerField()
     count = serializers.IntegerField()
     percentile = serializers.FloatField(allow_null=True)
-    source = serializers.ChoiceField(choices=["snapshot", "live"])
+    source = serializers.ChoiceField(choices=["snapshot", "live"])  # type: ignore[assignment]  # a declared field, which DRF takes out of the class
 
 
 class LeaderboardSerializer(serializers.Serializer[dict[str, Any]]):

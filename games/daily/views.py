@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.authentication import signed_in_user
 from config.browser import browser_id
 from config.errors import NotFoundError
 from config.fields import PageNumberField
@@ -106,7 +107,7 @@ class DailyStartView(APIView):
     )
     def post(self, request: Request, day: str, mode: str) -> Response:
         game, created = services.daily_start(
-            user=request.user,
+            user=signed_in_user(request),
             day=_day(day),
             mode=mode,
             address=client_address(request),
