@@ -129,11 +129,12 @@ def test_a_whole_game_to_the_win_screen(page: Any, settings: Any) -> None:
 
 
 def test_a_hint_still_searched_is_asked_again_until_its_line_is_found(
-    page: Any, monkeypatch: Any
+    page: Any, monkeypatch: Any, tmp_path: Any
 ) -> None:
     """The hint's own search runs out of time (here at once): the page shows the heuristic
     move as "still looking" and asks again, without a click, until the background search's
     winning line serves the hint; after a move it stops asking about the old position."""
+    from config.slots import HostSlots
     from games import hints, search_process
     from games.engine import solver
 
@@ -142,6 +143,10 @@ def test_a_hint_still_searched_is_asked_again_until_its_line_is_found(
 
     queued: list[tuple[int, str]] = []
     monkeypatch.setattr(search_process, "hint", search)
+    # A search slot of this test's own: background work an earlier test left running (a pool
+    # fill) could hold the host's one slot, and a hint without a slot does not search at all,
+    # so it is never "still looking" (seen in CI, two suites side by side).
+    monkeypatch.setattr(hints, "_search_slots", HostSlots("solver-search", 1, tmp_path))
     monkeypatch.setattr(hints, "hint_line_search_queue", lambda *args: queued.append(args))
     asked: list[str] = []
     page.on("request", lambda request: "/hint" in request.url and asked.append(request.url))
