@@ -312,16 +312,13 @@ START_GAME_REQUEST = PolymorphicProxySerializer(
 )
 
 
-class ActionInputSerializer(ActionBodySerializer):
+class ActionInputSerializer(serializers.Serializer[dict[str, Any]]):
     """The body of POST .../actions: `seq` plus an action.
 
-    The declared fields describe the body for the schema; validation is the engine's own
-    strict parser (`games.engine.action_from_dict`), so the rules for a well-formed action
-    live in one place.
+    Validation is the engine's own strict parser (`games.engine.action_from_dict`), so the
+    rules for a well-formed action live in one place; `ACTION_REQUEST` describes the body for
+    the schema.
     """
-
-    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
-        return {"seq": StrictIntegerField(min_value=0, max_value=MAX_SEQ), **super().get_fields()}
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if not isinstance(data, dict):
@@ -345,11 +342,8 @@ class ActionInputSerializer(ActionBodySerializer):
         return {"seq": seq, "action": action}
 
     def run_validators(self, value: Any) -> None:
-        """Nothing to run: `to_internal_value` (the engine's parser) checked everything.
-
-        DRF's pass here would build the six schema fields on every move just to look for
-        read-only defaults, which this serializer has none of.
-        """
+        """Nothing to run: `to_internal_value` (the engine's parser) checked everything, and
+        this serializer has no fields for DRF's pass to look through on every move."""
 
 
 class HintSerializer(serializers.Serializer[dict[str, Any]]):

@@ -48,8 +48,8 @@ def _on_redis(what: str, call: Callable[[Any], Any], *, even_paused: bool = Fals
     return None
 
 
-def _entry(game: Game) -> tuple[str, str]:
-    """The board key and the key text of a finished ranked game."""
+def _entry(game: Game) -> tuple[str, str, str]:
+    """The board key, the key text and the member of a finished ranked game."""
     assert game.finished_at is not None and game.elapsed_ms is not None
     key_text = rank_key_text(
         won=game.status == "won",
@@ -58,7 +58,8 @@ def _entry(game: Game) -> tuple[str, str]:
         elapsed_ms=game.elapsed_ms,
         finished_at=game.finished_at,
     )
-    return _KEY.format(daily_id=game.daily_id), key_text
+    member = rank_member_text(key_text, game_id=game.pk)
+    return _KEY.format(daily_id=game.daily_id), key_text, member
 
 
 def _ranked(game_id: int) -> Game | None:
@@ -80,8 +81,7 @@ def live_rank_add(*, game_id: int) -> None:
     game = _ranked(game_id)
     if game is None or game.flag_review == FlagReview.CONFIRMED:
         return
-    key, key_text = _entry(game)
-    name = rank_member_text(key_text, game_id=game.pk)
+    key, _, name = _entry(game)
     _on_redis(f"add game {game_id}", lambda client: client.zadd(key, {name: 0}))
 
 
@@ -92,8 +92,7 @@ def live_rank_remove(*, game_id: int) -> None:
     game = _ranked(game_id)
     if game is None:
         return
-    key, key_text = _entry(game)
-    name = rank_member_text(key_text, game_id=game.pk)
+    key, _, name = _entry(game)
     _on_redis(f"remove game {game_id}", lambda client: client.zrem(key, name), even_paused=True)
 
 
@@ -103,8 +102,7 @@ def live_rank(*, game: Game) -> tuple[int, int] | None:
     a rank, as on the snapshot."""
     if game.daily_id is None or game.finished_at is None or game.elapsed_ms is None:
         return None
-    key, key_text = _entry(game)
-    name = rank_member_text(key_text, game_id=game.pk)
+    key, key_text, name = _entry(game)
 
     def read(client: Any) -> Any:
         with client.pipeline(transaction=False) as pipe:
