@@ -48,7 +48,6 @@ class _GameQuery:
     converters: tuple[tuple[Any, ...], ...]  # per column of `_row_fields`: Django's converters
 
 
-@functools.cache
 def _field(meta: Any, name: str) -> Field[Any, Any]:
     """A model's concrete field (a column of its table) by name."""
     field = meta.get_field(name)
@@ -72,6 +71,7 @@ def _quote(name: str | None) -> str:
     return str(connection.ops.quote_name(name))
 
 
+@functools.cache
 def _row_fields() -> tuple[Field[Any, Any], ...]:
     """What a move reads of a game: its concrete fields, then _DEAL_FIELDS[1:] of its deal
     and _DAILY_FIELDS[1:] of its daily board."""
