@@ -23,6 +23,7 @@ import argparse
 import contextlib
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -106,12 +107,17 @@ def fresh_stores(env: dict[str, str], db: str, redis_db: int, users: int) -> lis
     return list(json.loads(django_run(env, "-m", "bench.harness", "--make-users", str(users))))
 
 
-def django_in_this_process(db: str, redis_db: int, secret_key: str) -> str:
+def django_in_this_process(db: str, redis_db: int) -> str:
     """For a benchmark that calls the application in its own process: fresh stores with one
-    player (`fresh_stores`), then Django set up here with the server's settings; returns the
-    player's token."""
+    player (`fresh_stores`), then Django set up here with the server's settings and a random
+    secret key (the settings refuse a weak one); returns the player's token."""
     settings = argparse.Namespace(
-        db=db, redis_db=redis_db, secret_key=secret_key, port=0, workers=1, threads=1
+        db=db,
+        redis_db=redis_db,
+        secret_key=secrets.token_urlsafe(50),
+        port=0,
+        workers=1,
+        threads=1,
     )
     env = server_env(settings)
     [token] = fresh_stores(env, db, redis_db, users=1)

@@ -38,7 +38,7 @@ def main() -> int:
     args = parser.parse_args()
     if not 100 <= args.statements <= 100_000:
         parser.error("statements 100..100000")
-    token = django_in_this_process(args.db, args.redis_db, "bench-move-sql")
+    token = django_in_this_process(args.db, args.redis_db)
     import psycopg
     from django.utils import timezone
     from knox.models import AuthToken

@@ -106,7 +106,7 @@ def main() -> int:
     args = parser.parse_args()
     if not (100 <= args.requests <= 100_000 and 1 <= args.rounds <= 20):
         parser.error("requests 100..100000, rounds 1..20")
-    token = django_in_this_process(args.db, args.redis_db, "bench-wsgi-calls")
+    token = django_in_this_process(args.db, args.redis_db)
     from config.wsgi import application
 
     app = App(application, token)

@@ -69,6 +69,11 @@ class ErrorDetailSerializer(serializers.Serializer[dict[str, Any]]):
     details = serializers.DictField(
         required=False, help_text="`illegal_move`: the cards and piles the refusal names."
     )
+    rule = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="`illegal_move`: the rules section the refusal rests on (`2.1`), or null.",
+    )
 
 
 class ErrorSerializer(serializers.Serializer[dict[str, Any]]):

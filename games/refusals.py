@@ -2,7 +2,8 @@
 
 The engine stays free of Django and words its refusals in English for developers; the API's
 422 says the same thing to a player, in the language LocaleMiddleware chose, from the
-refusal's `reason` and `details` (docs/api.md, "Actions"), still naming the rule it rests on.
+refusal's `reason` and `details` (docs/api.md, "Actions"), and gives the rules section it rests
+on apart (`rule`), so that a page shows the sentence as it comes.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from collections.abc import Callable, Mapping
 from django.utils.functional import Promise
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-
-from games.engine import IllegalMoveError
 
 _GLYPHS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 _FOUNDATION_SUITS = "SHDC"  # f1..f4, the engine's suit order
@@ -92,7 +91,7 @@ def _plain(text: Promise) -> Callable[[Details], str]:
 
 
 # Each reason (games.engine.ILLEGAL_MOVE_REASONS): its sentence and the rules section it rests
-# on (the /rules page's numbering, as the engine's own messages give it), or None.
+# on (the numbering the engine's own messages cite), or None.
 REFUSALS: dict[str, tuple[Callable[[Details], str], str | None]] = {
     "automatic": (_plain(_("Automatic moves are played by the game itself")), "9"),
     "column_build": (
@@ -144,12 +143,15 @@ REFUSALS: dict[str, tuple[Callable[[Details], str], str | None]] = {
 }
 
 
-def refusal_message(exc: IllegalMoveError) -> str:
-    """The refusal in the active language, naming its rules section: "5♦ can't go on 8♥: a
-    column builds down in alternating colours (rules §2.1)". A reason without a sentence
-    (none the engine gives today) reads as a plain refusal."""
-    sentence, section = REFUSALS.get(exc.reason, (_plain(_("That move isn't allowed")), None))
-    text = sentence(exc.details)
-    if section is None:
-        return text
-    return gettext("%(refusal)s (rules §%(section)s)") % {"refusal": text, "section": section}
+def refusal_message(reason: str, details: Details) -> str:
+    """A refusal in the active language, in a player's words: "5♦ can't go on 8♥: a column
+    builds down in alternating colours". A reason without a sentence (none the engine gives
+    today) reads as a plain refusal."""
+    sentence, _section = REFUSALS.get(reason, (_plain(_("That move isn't allowed")), None))
+    return sentence(details)
+
+
+def refusal_rule(reason: str) -> str | None:
+    """The rules section a refusal rests on, as the engine's own messages cite it ("2.1"), or
+    None: the 422's `rule`, kept out of the player's sentence."""
+    return REFUSALS.get(reason, (None, None))[1]

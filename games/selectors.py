@@ -15,6 +15,7 @@ from accounts.models import User
 from games import engine
 from games.errors import GameNotFoundError
 from games.models import Action, DailyStreak, Game
+from games.refusals import refusal_message
 from games.services import game_code, game_rules, game_setup, game_state, game_undo_refusal
 
 logger = logging.getLogger(__name__)
@@ -93,14 +94,17 @@ def game_summary(*, game: Game) -> dict[str, Any]:
 
 def game_detail(*, game: Game, state: engine.GameState | None = None) -> dict[str, Any]:
     """The full game resource of the API spec: summary, `can_undo` (and `undo_refusal`, why
-    not where the rules alone would allow it) and the public position."""
+    not where the rules alone would allow it, in words too), the public position and its
+    legal actions (from the state in hand: no query)."""
     state = state or game_state(game)
     undo_refusal = game_undo_refusal(game=game, state=state)
     return {
         **game_summary(game=game),
         "can_undo": state.can_undo and undo_refusal is None,
         "undo_refusal": undo_refusal,
+        "undo_refusal_message": undo_refusal and refusal_message(undo_refusal, {}),
         "state": engine.public_view(state),
+        "legal": engine.legal_view(state),
     }
 
 

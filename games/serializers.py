@@ -59,6 +59,20 @@ class PublicStateSerializer(serializers.Serializer[dict[str, Any]]):
     )
 
 
+class LegalSerializer(serializers.Serializer[dict[str, Any]]):
+    stock = serializers.ChoiceField(
+        choices=["draw", "recycle"],
+        allow_null=True,
+        help_text="What a tap on the stock may do now; null: neither (or the game is over).",
+    )
+    moves = serializers.DictField(
+        child=serializers.DictField(child=serializers.IntegerField(min_value=1, max_value=13)),
+        help_text="Every legal move, by source pile, then by target pile (f1-f4, t1-t7), with "
+        'its card count: {"t5": {"t3": 2, "f2": 1}}. A tap is legal when its pile\'s entry '
+        "has a foundation. Empty when the game is over.",
+    )
+
+
 class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     code = serializers.CharField(allow_null=True)
@@ -85,7 +99,11 @@ class GameSerializer(GameSummarySerializer):
         "face up for the first time, and an undo may not hide a card the player has seen. "
         "Otherwise null.",
     )
+    undo_refusal_message = serializers.CharField(
+        allow_null=True, help_text="`undo_refusal` in the request's language; null with it."
+    )
     state = PublicStateSerializer()
+    legal = LegalSerializer(help_text="The legal actions of `state` (docs/api.md, Games).")
 
 
 class ActionBodySerializer(serializers.Serializer[dict[str, Any]]):

@@ -48,7 +48,7 @@ from games.game_rows import (
     move_commit,
 )
 from games.models import Action, DailyDeal, Deal, Game
-from games.refusals import refusal_message
+from games.refusals import refusal_message, refusal_rule
 
 logger = logging.getLogger("games.services")
 
@@ -161,7 +161,10 @@ def _applied(game: Game, action: engine.Action) -> tuple[engine.GameState, engin
             return play(_replay(game, _log_notations(game)).state)
     except engine.IllegalMoveError as exc:
         raise IllegalMoveApiError(
-            refusal_message(exc), reason=exc.reason, details=exc.details
+            refusal_message(exc.reason, exc.details),
+            reason=exc.reason,
+            details=exc.details,
+            rule=refusal_rule(exc.reason),
         ) from None
 
 

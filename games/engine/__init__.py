@@ -43,7 +43,7 @@ from .replay import Outcome, ReplayResult, net_line, replay
 from .rules import PRESETS, Rules, format_score
 from .scoring import leaderboard_score
 from .state import UNDO_LIMIT, Applied, GameState, HistoryNotLoadedError, RawPosition
-from .views import from_full_view, full_view, public_view
+from .views import from_full_view, full_view, legal_view, public_view
 
 __all__ = [
     "ACTION_FIELDS",
@@ -94,6 +94,7 @@ __all__ = [
     "from_full_view",
     "full_view",
     "leaderboard_score",
+    "legal_view",
     "net_line",
     "parse_action",
     "parse_actions",

@@ -4,17 +4,20 @@ the solver.
 >>> from .state import GameState
 >>> public_view(GameState.from_code("KL1-D1N-AAAAAAG"))["tableau"][1]
 [None, 'JC']
+>>> legal_view(GameState.from_code("KL1-D1N-AAAAAAG"))["moves"]["t1"]
+{'f3': 1}
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .actions import Draw, Move
 from .cards import CARD_NAMES
 from .rules import Rules
 from .state import GameState
 
-__all__ = ["from_full_view", "full_view", "public_view"]
+__all__ = ["from_full_view", "full_view", "legal_view", "public_view"]
 
 
 def public_view(state: GameState) -> dict[str, Any]:
@@ -31,6 +34,24 @@ def public_view(state: GameState) -> dict[str, Any]:
             [None] * down[c] + [CARD_NAMES[x] for x in tab[c][down[c] :]] for c in range(7)
         ],
     }
+
+
+def legal_view(state: GameState) -> dict[str, Any]:
+    """The position's legal actions, compactly, for a client that checks a gesture before
+    sending it: ``{"stock": "draw" | "recycle" | None, "moves": {from: {to: count}}}``.
+
+    Targets are concrete piles (a move's ``"f"`` is one of ``f1``..``f4`` here). Between two
+    piles at most one run fits, so one count per target says it all. It names only face-up
+    cards' moves and counts the stock and waste already shows: nothing hidden.
+    """
+    stock: str | None = None
+    moves: dict[str, dict[str, int]] = {}
+    for action in state.legal_moves():
+        if isinstance(action, Move):
+            moves.setdefault(action.src, {})[action.dst] = action.count
+        else:
+            stock = "draw" if isinstance(action, Draw) else "recycle"
+    return {"stock": stock, "moves": moves}
 
 
 def full_view(state: GameState) -> dict[str, Any]:

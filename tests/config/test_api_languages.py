@@ -11,13 +11,12 @@ pytestmark = pytest.mark.django_db
 CODE = "KL1-D1N-AAAAAAG"  # t5 ends 9D, t6 ends 3S (tests/games/conftest.py)
 
 MESSAGES = {
-    # 422: the refusal in plain words, still naming the rule
+    # 422: the refusal in a player's words (its rules section is the error's `rule`)
     "illegal_move": {
-        "en": "3♠ can't go on 9♦: a column builds down in alternating colours (rules §2.1)",
-        "hr": "3♠ ne može na 9♦: stupac se slaže silazno, izmjenično crvena i crna (pravila §2.1)",
-        "sk": "3♠ nemôže ísť na 9♦: stĺpec sa stavia zostupne so striedaním farieb (pravidlá §2.1)",
-        "pl": "3♠ nie może trafić na 9♦: kolumnę układa się w dół, na przemian kolorami "
-        "(zasady §2.1)",
+        "en": "3♠ can't go on 9♦: a column builds down in alternating colours",
+        "hr": "3♠ ne može na 9♦: stupac se slaže silazno, izmjenično crvena i crna",
+        "sk": "3♠ nemôže ísť na 9♦: stĺpec sa stavia zostupne so striedaním farieb",
+        "pl": "3♠ nie może trafić na 9♦: kolumnę układa się w dół, na przemian kolorami",
     },
     "not_found": {
         "en": "No such game.",

@@ -7,12 +7,15 @@ from __future__ import annotations
 import gettext
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po
 from django.conf import settings
+from django.core.management import call_command
+from django.test import override_settings
 from django.utils import translation
 from django.utils.translation.trans_real import DjangoTranslation
 from rest_framework.exceptions import NotAuthenticated
@@ -58,6 +61,29 @@ def test_every_english_entry_is_translated(lang, domain):
     assert catalog.num_plurals == NPLURALS[lang]
     assert not catalog.fuzzy, "a fuzzy header makes the compilers skip the whole catalog"
     assert _problems(_po("en", domain), catalog, NPLURALS[lang]) == []
+
+
+@pytest.mark.skipif(not shutil.which("xgettext"), reason="gettext's tools are not installed")
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_string_of_the_code_is_in_the_catalogs(domain, tmp_path, monkeypatch):
+    """`make messages` was run: the English catalog holds every string the code marks for
+    translation, so the tests above see it (a string added without it once reached players in
+    English only)."""
+    shutil.copytree(LOCALE / "en", tmp_path / "en")
+    monkeypatch.chdir(settings.BASE_DIR)
+    with override_settings(LOCALE_PATHS=[str(tmp_path)]):
+        call_command(
+            "makemessages",
+            domain=domain,
+            locale=["en"],
+            ignore_patterns=["var/*", "tests/*", "bench/*"],
+            no_obsolete=True,
+            verbosity=0,
+        )
+    with (tmp_path / "en" / "LC_MESSAGES" / f"{domain}.po").open("rb") as file:
+        extracted = {m.id for m in read_po(file) if m.id}
+    committed = {m.id for m in _po("en", domain) if m.id}
+    assert extracted - committed == set(), "run `make messages` and translate the new entries"
 
 
 def test_a_missing_empty_or_fuzzy_entry_is_caught():

@@ -66,7 +66,7 @@ def test_an_illegal_move_moves_nothing_on_the_page_and_says_why_plainly(page: An
     before = page.locator(".board").bounding_box()
     drag(page, "JC", '[data-card="KD"]')  # a black jack needs a red queen
     text = toast_text(page)
-    assert text == "J♣ can't go on K♦."
+    assert text == "J♣ can't go on K♦: a column builds down in alternating colours"  # the server's
     assert not NOTATION.search(text), text
     assert page.locator(".board").bounding_box() == before  # the message takes no room
     assert page.evaluate("getComputedStyle(document.querySelector('[data-toast]')).position") == (
@@ -119,14 +119,14 @@ def test_a_move_drawn_ahead_is_taken_back_when_refused(page: Any) -> None:
     page.click('[data-card="AD"]')
     held.wait(page)
     page.wait_for_selector('[data-pile="f3"] [data-card="AD"]')
-    body = (
-        '{"error": {"code": "illegal_move", "message": "AD cannot go on f3 (rules §2.5)",'
-        ' "reason": "foundation_order", "details": {"card": "AD", "onto": "f3"}}}'
+    body = (  # a refusal the page could not foresee: the server's word is the last
+        '{"error": {"code": "illegal_move", "message": "A♦ is already on its foundation",'
+        ' "reason": "foundation_order", "details": {"card": "AD", "onto": "f3"}, "rule": "2.5"}}'
     )
     held.routes[0].fulfill(status=422, content_type="application/json", body=body)
     page.wait_for_selector('[data-pile="t1"] [data-card="AD"]')
     assert pile_cards(page, "f3") == []
-    assert not NOTATION.search(toast_text(page))
+    assert toast_text(page) == "A♦ is already on its foundation"
     assert page.inner_text("[data-moves]").strip() == "0"
 
 

@@ -42,10 +42,10 @@ MOVED_HOME = {  # the ace of diamonds tapped from column 1 to its foundation, an
     "sk": "Eso kára na základ kára",
     "pl": "As karo na stos karo",
 }
-REFUSED = {  # the jack of clubs dropped on the king of diamonds, refused
-    "hr": "J♣ ne može na K♦.",
-    "sk": "J♣ nemôže ísť na K♦.",
-    "pl": "J♣ nie może iść na K♦.",
+REFUSED = {  # the jack of clubs dropped on the king of diamonds, refused: the server's words
+    "hr": "J♣ ne može na K♦: stupac se slaže silazno, izmjenično crvena i crna",
+    "sk": "J♣ nemôže ísť na K♦: stĺpec sa stavia zostupne so striedaním farieb",
+    "pl": "J♣ nie może trafić na K♦: kolumnę układa się w dół, na przemian kolorami",
 }
 MOVES = {  # formatMoves(n) for 1, 2, 5, 21: Croatian and Polish look at the last digit
     "hr": ["1 potez", "2 poteza", "5 poteza", "21 potez"],

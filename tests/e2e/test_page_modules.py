@@ -1,14 +1,25 @@
 """Unit tests of the page's pure modules (issue #38), run where the page runs: in Chromium,
 each module imported by the page of the site it serves, in English and in Croatian (another
-plural rule, another number format). Labels and formats (cards.js, i18n.js), and the layout
-fitting of long columns (fit.js) on a board built here."""
+plural rule, another number format). Labels and formats (cards.js, i18n.js), the layout
+fitting of long columns (fit.js) on a board built here, and the move handling (engine.js)
+against the engine's own legal moves and positions."""
 
 from __future__ import annotations
 
+import json
+import random
 from typing import Any
 
 import pytest
 
+from games.engine import (
+    PILES,
+    GameState,
+    IllegalMoveError,
+    action_from_dict,
+    legal_view,
+    public_view,
+)
 from tests.e2e.conftest import watched_page
 
 pytestmark = pytest.mark.e2e
@@ -138,3 +149,72 @@ def test_a_long_column_fits_a_short_window(browser, base_url):
     assert got["cw"] < 60, got  # by smaller cards: the strips alone did not make it fit
     gaps = [b - a for a, b in zip(got["tops"], got["tops"][1:], strict=False)]
     assert all(gap > 0 for gap in gaps), gaps  # every card still shows a strip
+
+
+def _cases(seed: int, positions: int) -> list[dict[str, Any]]:
+    """Positions of random play with their `legal` list, and for each body the page may send
+    from them (every listed move, a tap and a move to "f" where one goes home, a recycle, and
+    an unlisted move) the public position the engine reaches, or None where it refuses."""
+    rng = random.Random(seed)
+    game = GameState.from_code(f"KL1-D{rng.choice('13')}N-AAAAAA{'ABCDEFG'[seed % 7]}")
+    out: list[dict[str, Any]] = []
+    while len(out) < positions and game.legal_moves():
+        legal = legal_view(game)
+        bodies: list[dict[str, Any]] = [{"action": "recycle"}]
+        for src, targets in legal["moves"].items():
+            for dst, count in targets.items():
+                bodies.append({"action": "move", "from": src, "to": dst, "count": count})
+                if dst[0] == "f":
+                    bodies.append({"action": "tap", "from": src})
+                    bodies.append({"action": "move", "from": src, "to": "f"})
+        bodies += [
+            {"action": "move", "from": src, "to": dst}
+            for src in PILES[1:]
+            for dst in PILES[2:]
+            if src != dst and dst not in legal["moves"].get(src, {})
+        ]
+        cases = []
+        for body in bodies:
+            after = game.copy()
+            try:
+                after.apply(action_from_dict(body))
+            except IllegalMoveError:
+                cases.append([body, None])
+            else:
+                cases.append([body, public_view(after)])
+        out.append({"state": public_view(game), "legal": legal, "cases": cases})
+        game.apply(rng.choice(game.legal_moves()))
+    return out
+
+
+EXPECTED = """
+  return POSITIONS.map(({state, legal, cases}) =>
+    cases.map(([body]) => [m.legalTarget(legal, body), m.expected(state, legal, body)]));
+"""
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_page_draws_ahead_exactly_what_the_engine_plays(browser, base_url, seed):
+    """engine.js holds no rule: from the server's `legal` list it draws a move as the engine
+    plays it (a card the move uncovers stays face down until the answer), and nothing the
+    engine refuses."""
+    positions = _cases(seed, positions=25)
+    with watched_page(browser, base_url) as page:
+        page.goto("/rules")
+        got = _call(page, "engine.js", f"const POSITIONS = {json.dumps(positions)};{EXPECTED}")
+    for position, answers in zip(positions, got, strict=True):
+        for (body, played), (target, drawn) in zip(position["cases"], answers, strict=True):
+            if played is None:
+                assert (target, drawn) == (None, None), body
+                continue
+            assert drawn is not None and (target is None) == (body["action"] == "recycle"), body
+            for key in ("stock", "waste", "foundations"):
+                assert drawn[key] == played[key], (body, key)
+            columns = zip(
+                position["state"]["tableau"], played["tableau"], drawn["tableau"], strict=True
+            )
+            for before, column, shown in columns:
+                assert len(shown) == len(column), body
+                # Only a card the move turned up may differ: the page waits for the answer.
+                turned = [i for i, (a, b) in enumerate(zip(shown, column, strict=True)) if a != b]
+                assert all(shown[i] is None and before[i] is None for i in turned), body

@@ -88,7 +88,9 @@ def test_an_illegal_drop_returns_the_card_and_shows_the_reason(page: Any) -> Non
     game_id = start_casual(page, CODE)
     drag(page, "JC", '[data-card="KD"]')  # a black jack needs a red queen
     page.wait_for_selector("[data-toast]:not([hidden])")
-    assert page.inner_text("[data-toast]") == "J♣ can't go on K♦."
+    assert page.inner_text("[data-toast]") == (
+        "J♣ can't go on K♦: a column builds down in alternating colours"
+    )
     assert pile_cards(page, "t2") == [None, "JC"]
     assert pile_cards(page, "t3") == [None, None, "KD"]
     assert status(page)["moves"] == "0"

@@ -11,7 +11,7 @@ from tests.e2e.conftest import sign_up, start_ranked, wait_until
 
 pytestmark = pytest.mark.e2e
 
-WHY = "In a ranked game an undo can't hide a card you have already seen."
+WHY = "In a ranked game an undo can't hide a card you have already seen"  # the server's words
 
 
 def undo_button(page: Any) -> dict[str, Any]:

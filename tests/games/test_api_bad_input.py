@@ -8,6 +8,7 @@ import pytest
 
 from games.engine.errors import ILLEGAL_MOVE_REASONS
 from games.models import Action, Deal, Game
+from games.refusals import refusal_rule
 
 pytestmark = pytest.mark.django_db
 
@@ -125,7 +126,8 @@ def test_illegal_moves_are_422_naming_the_rule(start, auth_client, body, reason,
         f"/api/v1/games/{game['id']}/actions", {"seq": 0, **body}, format="json"
     )
     error = _error(response, 422, "illegal_move")
-    assert "rules §" in error["message"] or "empty" in error["message"]
+    assert "§" not in error["message"]  # a player's sentence; the section is `rule`
+    assert error["rule"] == refusal_rule(reason)
     assert error["reason"] == reason
     if details is not None:
         assert error["details"] == details

@@ -65,6 +65,19 @@ def test_play_moves_score_and_log(start, act, auth_client):
     assert [a.seq for a in log] == [1, 2, 3, 4, 5]
 
 
+def test_the_game_lists_its_legal_actions_and_none_once_over(start, act):
+    game = start()
+    # KL1-D1N-AAAAAAG: AD and AH go home, 9D onto 10C; the stock draws.
+    assert game["legal"] == {
+        "stock": "draw", "moves": {"t1": {"f3": 1}, "t5": {"t4": 1}, "t7": {"f2": 1}}
+    }  # fmt: skip
+    game = act(game, action="tap", from_="t1").json()
+    # t1 is empty now, and KD may go there
+    assert game["legal"]["moves"] == {"t3": {"t1": 1}, "t5": {"t4": 1}, "t7": {"f2": 1}}
+    game = act(game, action="resign").json()
+    assert game["legal"] == {"stock": None, "moves": {}}
+
+
 def test_resign_finishes_the_game(start, act):
     game = start()
     game = act(game, action="move", from_="t1", to="f3").json()

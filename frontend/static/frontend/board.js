@@ -1,11 +1,12 @@
 // The board: draws a game state (the API's `state` shape), animates the change from the last
-// one, and turns gestures and keys into API actions. It never decides what is legal; the
-// page sends the action and renders whatever the server answers (or, for a move whose
-// outcome it knows, draws it at once and then the answer: play.js).
+// one, and turns gestures and keys into API actions. It never decides what is legal: it reads
+// the server's list of legal moves (`legal`, docs/api.md) only to tell a tap that acts from one
+// that waits for its second half, and the page renders whatever the server answers (or, for a
+// move in that list, draws it at once and then the answer: play.js).
 import { el } from "./dom.js";
-import { SUITS, cardElement, cardName, pileName, rankValue, suitOf } from "./cards.js";
+import { SUITS, cardElement, cardName, pileName } from "./cards.js";
 import { formatNumber, gettext as _, interpolate as say, ngettext } from "./i18n.js";
-import { pileIn } from "./engine.js";
+import { legalTarget, pileIn } from "./engine.js";
 import { fitColumns, measureBoard } from "./fit.js";
 
 const COLUMNS = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"];
@@ -29,11 +30,11 @@ export class Board {
     this.state = null;
     this.draw = 1;
     this.canRecycle = true;
+    this.legal = null; // the server's legal moves of `state`; null while an answer is awaited
     this.cursor = { pile: "t1", index: -1 };
     this.picked = null;
     this.press = null;
     this.lastTap = null;
-    this.pending = new Set(); // cards sent to a foundation whose answer is not drawn yet
     this.piles = {};
     // A labelled pile is a group (a div's aria-label alone is not allowed: Lighthouse, axe).
     const pileEl = (name, cls, label) => (this.piles[name] = el("div", { class: `pile ${cls}`, "data-pile": name, role: "group", "aria-label": label }));
@@ -70,12 +71,14 @@ export class Board {
   // ---------------------------------------------------------------- drawing
 
   /** Draws `state`; cards that were on screen before slide from where they were (including
-   *  where a drag left them), so a server answer reads as motion, not as a redraw. */
-  render(state, { draw = this.draw, canRecycle = this.canRecycle } = {}) {
+   *  where a drag left them), so a server answer reads as motion, not as a redraw. `legal`
+   *  is the server's list for `state` (null for a state drawn ahead of its answer). */
+  render(state, { draw = this.draw, canRecycle = this.canRecycle, legal = this.legal } = {}) {
     const before = this.snapshot();
     this.state = state;
     this.draw = draw;
     this.canRecycle = canRecycle;
+    this.legal = legal;
     this.clearHint();
     for (const name of Object.keys(this.piles)) {
       this.piles[name].replaceChildren(...this.pileCards(name));
@@ -91,10 +94,11 @@ export class Board {
 
   /** Draws `state` unless the board shows it already: a move drawn ahead of its answer and
    *  confirmed by it is left as it is (no redraw under a finger, no second frame). */
-  update(state, { draw = this.draw, canRecycle = this.canRecycle } = {}) {
+  update(state, { draw = this.draw, canRecycle = this.canRecycle, legal = this.legal } = {}) {
     const same = this.state && draw === this.draw && canRecycle === this.canRecycle
       && ["stock", "waste", "foundations", "tableau"].every((k) => JSON.stringify(state[k]) === JSON.stringify(this.state[k]));
-    if (!same) this.render(state, { draw, canRecycle });
+    if (same) this.legal = legal;
+    else this.render(state, { draw, canRecycle, legal });
   }
 
   /** An answer drawn while a finger or button is down: a drag ends (its cards were
@@ -188,9 +192,10 @@ export class Board {
     });
   }
 
-  /** Draws `state` after a refused move: the cards slide back to `pile`, then shake. */
-  refuse(state, pile, count = 1) {
-    this.render(state);
+  /** Draws `state` (with `options` as `render` takes them) after a refused move: the cards
+   *  slide back to `pile`, then shake. */
+  refuse(state, options, pile, count = 1) {
+    this.render(state, options);
     if (reducedMotion.matches || !this.piles[pile]) return;
     const nodes = [...this.piles[pile].querySelectorAll(".card.up")].slice(-count);
     Promise.all(nodes.flatMap((n) => n.getAnimations().map((a) => a.finished))).then(() => {
@@ -204,15 +209,18 @@ export class Board {
   }
 
   /** Draws an automatic finish card by card: each card that `after` has on a foundation and
-   *  the board does not goes home in turn, lowest rank first; then `after` itself. */
+   *  the board does not goes there in turn, level by level as the foundations hold them (so
+   *  lowest first); then `after` itself. */
   async playHome(after, options) {
     const have = new Set(this.state ? this.state.foundations.flat() : []);
-    const coming = after.foundations.flat().filter((c) => !have.has(c))
-      .sort((a, b) => rankValue(a) - rankValue(b) || SUITS.indexOf(suitOf(a)) - SUITS.indexOf(suitOf(b)));
+    const coming = [];
+    for (let level = 0; level < 13; level++) {
+      after.foundations.forEach((pile, f) => pile[level] && !have.has(pile[level]) && coming.push([pile[level], f]));
+    }
     if (reducedMotion.matches || !this.state || coming.length < 2) return this.render(after, options);
     let s = this.state;
-    for (const card of coming) {
-      s = goneHome(s, card);
+    for (const [card, f] of coming) {
+      s = laidOn(s, card, f);
       this.render(s, options);
       await new Promise((resolve) => setTimeout(resolve, HOME_STEP_MS));
     }
@@ -240,7 +248,7 @@ export class Board {
     for (const node of this.element.querySelectorAll(".hint, .hint-target")) node.classList.remove("hint", "hint-target");
   }
 
-  // ---------------------------------------------------------------- what the rules allow
+  // ---------------------------------------------------------------- what the server allows
   // Used only to choose between gestures (does a tap act at once, or wait for a second
   // one?); the server still judges every action.
 
@@ -248,12 +256,9 @@ export class Board {
     return pileIn(this.state, name) || []; // the stock's cards are not known
   }
 
-  /** Whether `card` goes on its foundation, counting the cards already sent there. */
-  fitsFoundation(card) {
-    const suit = suitOf(card);
-    let height = this.state.foundations[SUITS.indexOf(suit)].length;
-    for (const c of this.pending) if (suitOf(c) === suit) height = Math.max(height, rankValue(c));
-    return height === rankValue(card) - 1;
+  /** Whether the server's list sends `pile`'s top card home now (false while it is unknown). */
+  goesHome(pile) {
+    return !!legalTarget(this.legal, { action: "tap", from: pile });
   }
 
   // ---------------------------------------------------------------- pointer input
@@ -358,7 +363,7 @@ export class Board {
       }
       const body = { action: "move", from: p.pile, to: target[0] === "f" ? "f" : target };
       if (p.pile[0] === "t") body.count = this.pileArray(p.pile).length - p.index;
-      this.send(body, body.to === "f" ? p.card : null);
+      this.send(body);
       return;
     }
     if (p.pile === "stock") {
@@ -372,27 +377,24 @@ export class Board {
     this.press = null;
   }
 
-  /** Tap = to the foundation, double tap = quick placement (rules §5). A tap acts at once
-   *  when its card fits a foundation; only a tap that did nothing waits for a second one to
-   *  make a double tap of it (and, alone, is sent as a tap after all, for the server's
-   *  answer). A tap after one that moved a card is a new tap on whatever is there now. */
+  /** Tap = to the foundation, double tap = quick placement (rules §5), and a double tap is
+   *  one gesture: whatever its first half did, its second never acts on another card. A tap
+   *  acts at once when the server's list sends its card home (Smart tap: always); then a
+   *  second tap on that pile within DOUBLE_TAP_MS is that tap's other half, and does nothing.
+   *  A tap that cannot go home (or is made while an answer is awaited, when the list is not
+   *  known) waits for a second one to make a double tap of it, and, alone, is sent as a tap
+   *  after all, for the server's answer. */
   tap(pile, index, card) {
-    if (smartTap()) return this.smartTap(pile, index, card);
     const now = performance.now();
     const last = this.lastTap;
     this.lastTap = null;
     if (last) clearTimeout(last.timer);
-    if (last && last.pile === pile && now - last.t < DOUBLE_TAP_MS) {
-      this.send({ action: "double_tap", from: pile, card: last.card });
+    const again = last && last.pile === pile && now - last.t < DOUBLE_TAP_MS;
+    if (again && last.sent) {
+      this.lastTap = last; // a third click is still the same gesture
       return;
     }
-    if (last) last.single(); // a tap waiting elsewhere goes first
-    if (this.pending.has(card)) {
-      // Tapped again before the answer for the card's move came: the pile's next card, which
-      // only the server knows yet.
-      if (pile[0] !== "f") this.send({ action: "tap", from: pile });
-      return;
-    }
+    if (last && !again) last.single(); // a tap waiting elsewhere goes first
     const arr = this.pileArray(pile);
     if (pile === "waste" || arr[index] !== card) {
       // Only the waste's top card plays; a card that has just gone leaves the pile's top.
@@ -401,41 +403,20 @@ export class Board {
       if (!card) return;
     }
     const isTop = index === arr.length - 1;
-    if (isTop && pile[0] !== "f" && this.fitsFoundation(card)) {
-      this.send({ action: "tap", from: pile }, card);
-      return;
+    const entry = { pile, card, t: now, sent: true, single: () => {} };
+    if (pile[0] === "f") entry.sent = false; // a foundation's card moves by drag only
+    else if (again) this.send({ action: "double_tap", from: pile, card: last.card });
+    else if (isTop && this.goesHome(pile)) this.send({ action: "tap", from: pile });
+    else if (smartTap()) this.send({ action: "double_tap", from: pile, card });
+    else {
+      entry.sent = false;
+      entry.single = () => {
+        if (isTop) this.send({ action: "tap", from: pile });
+        else this.say(_("Double-tap or drag to move this run."));
+      };
+      entry.timer = setTimeout(() => this.flushTap(), DOUBLE_TAP_MS);
     }
-    const entry = { pile, card, t: now };
-    entry.single = () => {
-      if (pile[0] === "f") return;
-      if (isTop) this.send({ action: "tap", from: pile });
-      else this.say(_("Double-tap or drag to move this run."));
-    };
-    entry.timer = setTimeout(() => this.flushTap(), DOUBLE_TAP_MS);
     this.lastTap = entry;
-  }
-
-  /** Smart tap: a card goes to its foundation if it fits, else the server's quick placement
-   *  (a column, or its foundation); at once, never waiting for a second tap. */
-  smartTap(pile, index, card) {
-    this.dropTap();
-    const arr = this.pileArray(pile);
-    if (this.pending.has(card)) {
-      // The card has gone (its answer is not drawn yet): the pile's next card, which only the
-      // server knows yet.
-      if (pile[0] !== "f") this.send({ action: "double_tap", from: pile });
-      return;
-    }
-    if (pile === "waste" || arr[index] !== card) {
-      index = arr.length - 1;
-      card = arr[index];
-      if (!card) return;
-    }
-    if (index === arr.length - 1 && pile[0] !== "f" && this.fitsFoundation(card)) {
-      this.send({ action: "tap", from: pile }, card);
-      return;
-    }
-    this.send({ action: "double_tap", from: pile, card });
   }
 
   /** A tap waiting for its second half acts as a single tap now. */
@@ -457,16 +438,10 @@ export class Board {
     this.send({ action: this.state.stock ? "draw" : "recycle" });
   }
 
-  /** Sends an action; `toFoundation`, a card it sends to its foundation, counts as there
-   *  for the next taps until the answer is drawn. */
-  send(body, toFoundation = null) {
+  /** Sends an action (the page queues it and draws its answer). */
+  send(body) {
     this.picked = null;
-    if (!this.options.onAction) return;
-    const done = Promise.resolve(this.options.onAction(body));
-    if (toFoundation) {
-      this.pending.add(toFoundation);
-      done.finally(() => this.pending.delete(toFoundation)).catch(() => {});
-    }
+    if (this.options.onAction) this.options.onAction(body);
   }
 
   say(text) {
@@ -608,22 +583,21 @@ export class Board {
     const card = this.pileArray(pile)[index];
     if (!card || pile === "stock") return this.status(_("No card here."));
     if (action === "tap" && index !== this.pileArray(pile).length - 1) return this.status(_("Only a top card goes to a foundation."));
-    if (action === "tap") this.send({ action, from: pile }, this.fitsFoundation(card) ? card : null);
-    else this.send({ action, from: pile, card });
+    this.send(action === "tap" ? { action, from: pile } : { action, from: pile, card });
   }
 }
 
-/** `state` with `card` moved to its foundation from wherever it lies (from the stock when it
- *  is not in view). */
-function goneHome(state, card) {
+/** `state` with `card` laid on foundation `f` (an index) from wherever it lies: the waste, a
+ *  column, or the stock when it is not in view. */
+function laidOn(state, card, f) {
   const next = {
     stock: state.stock,
     waste: state.waste.filter((c) => c !== card),
-    foundations: state.foundations.map((f) => [...f]),
+    foundations: state.foundations.map((pile) => [...pile]),
     tableau: state.tableau.map((col) => col.filter((c) => c !== card)),
   };
   const seen = next.waste.length !== state.waste.length || next.tableau.some((col, i) => col.length !== state.tableau[i].length);
   if (!seen) next.stock = Math.max(0, next.stock - 1);
-  next.foundations[SUITS.indexOf(suitOf(card))].push(card);
+  next.foundations[f].push(card);
   return next;
 }

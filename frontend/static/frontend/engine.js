@@ -1,7 +1,6 @@
-// Just enough Klondike to rebuild a replay: the log holds only resolved, legal actions
-// (rules were checked by the server), so applying one is bookkeeping, not refereeing. And
-// just enough to draw a move before its answer comes (`predict`); the server still judges it.
-import { SUITS, isRed, rankValue, suitOf } from "./cards.js";
+// Bookkeeping, not refereeing: no rule of Klondike is written here. A replay's log holds only
+// resolved, legal actions (the server checked them), so applying one moves cards; and a move
+// is drawn before its answer only when the server's own list of legal moves holds it.
 
 /** The starting position from a replay's `deal`: every card known, the last of each column
  *  face up, the stock in draw order. */
@@ -98,22 +97,29 @@ function reveal(pos, cards) {
   for (const col of pos.tableau) for (const slot of col) if (slot.up && slot.card === null) slot.card = queue.shift();
 }
 
-/** Whether `card` may lie on `onto` in a column (`onto` undefined: an empty column). */
-function fitsColumn(card, onto) {
-  if (!onto) return rankValue(card) === 13;
-  return isRed(card) !== isRed(onto) && rankValue(onto) === rankValue(card) + 1;
+/** The pile that `body` (a move or a tap, as the page sends it) sends its cards to, by the
+ *  server's `legal` list of the position (docs/api.md, "Games"); null when the list lacks it.
+ *  A tap and a move to "f" go to the foundation the list names for the pile. */
+export function legalTarget(legal, body) {
+  const targets = (legal && legal.moves[body.from]) || {};
+  const count = (body.action === "move" && body.count) || 1;
+  if (body.action === "tap" || (body.action === "move" && body.to === "f")) {
+    const home = Object.keys(targets).find((pile) => pile[0] === "f");
+    return home && count === 1 ? home : null;
+  }
+  return body.action === "move" && targets[body.to] === count ? body.to : null;
 }
 
-/** The public state after `body` (an action as the page sends it), when the page knows it
- *  without the server: a move between face-up cards or to a foundation that turns no card
- *  up, or a recycle. Null for anything else: a draw or a flip reveals what only the server
- *  knows, and a move the rules refuse is left for the server to refuse. `rules` is the
- *  game's, with `canRecycle`. The input state is left as it was. */
-export function predict(state, body, rules) {
-  if (body.action === "recycle") {
-    return !state.stock && state.waste.length && rules.canRecycle ? { ...state, stock: state.waste.length, waste: [] } : null;
-  }
-  if ((body.action !== "move" && body.action !== "tap") || !body.from || body.from === "stock") return null;
+/** The public state after `body` when the server's `legal` list for `state` accepts it and
+ *  the page knows the outcome: a move or a tap (a face-down card it uncovers stays face down
+ *  until the answer turns it up), or a recycle. Null for anything else: a draw turns up
+ *  what only the server knows, a double tap's target is the server's choice, and an action
+ *  the list lacks is the server's to refuse. The input state is left as it was. */
+export function expected(state, legal, body) {
+  if (!legal) return null;
+  if (body.action === "recycle") return legal.stock === "recycle" ? { ...state, stock: state.waste.length, waste: [] } : null;
+  const to = legalTarget(legal, body);
+  if (!to) return null;
   const next = {
     stock: state.stock,
     waste: [...state.waste],
@@ -121,21 +127,7 @@ export function predict(state, body, rules) {
     tableau: state.tableau.map((col) => [...col]),
   };
   const from = pileIn(next, body.from);
-  const count = body.action === "move" ? body.count || 1 : 1;
-  if (!from || from.length < count || (body.from[0] === "f" && !rules.foundation_return)) return null;
-  const moved = from.splice(from.length - count);
-  if (moved[0] === null || (body.from[0] === "t" && from.length && from[from.length - 1] === null)) return null;
-  let to = body.action === "tap" ? "f" : body.to;
-  if (to === "f") to = `f${SUITS.indexOf(suitOf(moved[0])) + 1}`;
-  const dest = pileIn(next, to);
-  if (!dest || to === body.from) return null;
-  if (to[0] === "f") {
-    if (count !== 1 || body.from[0] === "f" || to !== `f${SUITS.indexOf(suitOf(moved[0])) + 1}`) return null;
-    if (dest.length !== rankValue(moved[0]) - 1) return null;
-  } else if (!fitsColumn(moved[0], dest[dest.length - 1])) {
-    return null;
-  }
-  dest.push(...moved);
+  pileIn(next, to).push(...from.splice(from.length - ((body.action === "move" && body.count) || 1)));
   return next;
 }
 

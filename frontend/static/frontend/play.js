@@ -1,15 +1,16 @@
 // The play page: one game at /play/<id>, or the new-game dialog at /play.
 // The server is the referee: every action is POSTed with the last answer's `seq`, and the
-// board shows what the server answers (the board animates the difference). A move whose
-// outcome the page knows (engine.js `predict`: it reveals no card) is drawn at once, then
-// replaced by the answer: the same picture when the server agrees, the old one when it refuses.
+// board shows what the server answers (the board animates the difference). Actions go one at a
+// time; when its turn comes, one that the last answer's list of legal moves holds (engine.js
+// `expected`) is drawn at once, then replaced by its answer: the same picture, with any card it
+// uncovered turned up.
 import { api, currentUser, modeName, requireSignIn } from "./api.js";
 import { el } from "./dom.js";
 import { Board } from "./board.js";
 import { cardName, describeChange, pileTarget } from "./cards.js";
-import { predict } from "./engine.js";
+import { expected } from "./engine.js";
 import { formatDuration, formatMoves, formatNumber, formatScore, gettext as _, interpolate as say, ngettext } from "./i18n.js";
-import { errorText, undoRefusalText } from "./messages.js";
+import { errorText } from "./messages.js";
 import { confirmDialog, loadSettings, showAccount } from "./site.js";
 
 const root = document.querySelector("[data-play]");
@@ -27,7 +28,6 @@ let game = null;
 let receivedAt = 0; // performance.now() when `game` arrived: the clock ticks on from there
 let offlineSince = null; // performance.now() when the server stopped answering: the clock stops
 let queue = Promise.resolve(); // actions go one at a time, each with the previous answer's seq
-let ahead = []; // actions drawn before their answer, oldest first
 let inFlight = 0;
 let waitingTimer = null;
 let toastTimer = null;
@@ -67,29 +67,17 @@ function boardStatus(text) {
 }
 
 const isPlaying = () => game && game.status === "playing";
-const canRecycle = (g) => g.rules.passes === null || g.passes_used < g.rules.passes - 1;
-
-const rulesOf = (g) => ({ ...g.rules, canRecycle: canRecycle(g) });
+/** How the board draws a game answer: its draw, the stock's mark, its legal moves. */
+const boardOptions = (g) => ({ draw: g.rules.draw, canRecycle: g.legal.stock === "recycle", legal: g.legal });
 /** The game's score in the page's formats ("" when its rules keep none). */
 const scoreOf = (g) => formatScore(g.score, g.score_display);
 
 /** Queues an action; resolves once its answer is drawn. Exposed for automation as
  *  `klondike.act({action: "draw"})`. */
 function act(body) {
-  // Drawn now if the page knows the outcome, on top of the moves still waiting for theirs.
-  const drawn = isPlaying() && board.state && offlineSince === null && predict(board.state, body, rulesOf(game));
-  if (drawn) {
-    ahead.push(body);
-    board.render(drawn);
-  }
   const run = queue.then(() => send(body));
   queue = run.catch(() => {});
   return run;
-}
-
-/** `state` with the moves drawn ahead of their answer on top. */
-function withAhead(state) {
-  return ahead.reduce((s, body) => predict(s, body, rulesOf(game)) || s, state);
 }
 
 /** The pending state: after a moment without an answer, the board says it is waiting. */
@@ -101,19 +89,19 @@ function waiting(on) {
   board.element.setAttribute("aria-busy", String(inFlight > 0));
 }
 
+/** Sends one action, its turn come: `game` is the last answer. A move the answer's legal list
+ *  holds is drawn now (not while the server is away: the Retry resends); a drag it lacks
+ *  slides back now, and the answer says why. */
 async function send(body) {
-  const i = ahead.indexOf(body);
-  if (!isPlaying()) {
-    if (i >= 0) ahead.splice(i, 1);
-    return;
-  }
+  if (!isPlaying()) return;
+  const drawn = offlineSince === null && expected(game.state, game.legal, body);
+  if (drawn) board.render(drawn, { legal: null });
+  else if (body.action === "move") board.render(game.state);
   waiting(true);
   try {
     const next = await api("POST", `/api/v1/games/${game.id}/actions`, { ...body, seq: game.seq });
-    if (i >= 0) ahead.splice(ahead.indexOf(body), 1);
     await show(next, body);
   } catch (error) {
-    if (i >= 0) ahead.splice(ahead.indexOf(body), 1);
     await refused(error, body);
   } finally {
     waiting(false);
@@ -124,14 +112,14 @@ async function send(body) {
  *  back and shake), and a message says why in plain words. Resolves once the game is
  *  reloaded when it moved on elsewhere, so the next action goes with the right `seq`. */
 async function refused(error, body) {
-  board.refuse(withAhead(game.state), body.from, body.count || 1);
+  board.refuse(game.state, boardOptions(game), body.from, body.count || 1);
   if (error.code === "network") {
     offlineSince ??= performance.now();
     tick();
     toast(errorText(error), { label: _("Retry"), run: () => act(body) });
     return;
   }
-  toast(errorText(error, { action: body, state: game.state, rules: game.rules }));
+  toast(errorText(error));
   if (error.code === "seq_mismatch" || error.code === "game_over") await load(game.id);
 }
 
@@ -141,7 +129,7 @@ async function show(next, body) {
   game = next;
   receivedAt = performance.now();
   offlineSince = null;
-  const options = { draw: next.rules.draw, canRecycle: canRecycle(next) };
+  const options = boardOptions(next);
   updateStatus();
   updateHead();
   if (body) boardStatus(""); // a hint or the cursor's words are about the last position
@@ -154,8 +142,8 @@ async function show(next, body) {
   }
   // Automatic moves (preset R) came with the answer: the cards go home one by one.
   const automatic = before && body && body.action !== "undo" && next.seq - before.seq > 1;
-  if (automatic) await board.playHome(withAhead(next.state), options);
-  else board.update(withAhead(next.state), options);
+  if (automatic) await board.playHome(next.state, options);
+  else board.update(next.state, options);
   if (next.status === "won" && before && before.status === "playing") showWin();
   else if (next.status !== "playing") showOver();
 }
@@ -171,7 +159,7 @@ function updateStatus() {
   $("[data-passes-wrap]").title = limited ? say(_("Pass %(pass)s of %(passes)s through the stock"), pass) : _("Unlimited passes through the stock");
   tick();
   const undoButton = $("[data-undo]");
-  const undoWhy = isPlaying() ? undoRefusalText(game.undo_refusal) : "";
+  const undoWhy = (isPlaying() && game.undo_refusal_message) || "";
   undoButton.disabled = !isPlaying() || !game.can_undo;
   undoNote.textContent = undoWhy;
   for (const [name, value] of [["title", undoWhy], ["aria-describedby", undoNote.id]]) {
@@ -375,7 +363,7 @@ function showHint(move, searching) {
 function undo() {
   if (!isPlaying()) return;
   if (game.can_undo) act({ action: "undo" });
-  else if (game.undo_refusal) toast(undoRefusalText(game.undo_refusal));
+  else if (game.undo_refusal_message) toast(game.undo_refusal_message);
 }
 
 $("[data-new]").addEventListener("click", openNewGame);

@@ -104,9 +104,8 @@ def test_the_undo_of_a_flip_is_refused_and_stores_nothing(ranked) -> None:
     assert (game["can_undo"], game["undo_refusal"]) == (False, "undo_reveal")
     with translation.override("en"):
         message = _refused_undo(client, game)["message"]
-    assert message == (
-        "In a ranked game an undo can't hide a card you have already seen (rules §6)"
-    )
+    assert message == "In a ranked game an undo can't hide a card you have already seen"
+    assert game["undo_refusal_message"] == message
     memo.clear_all()  # the same from the database, not this process's kept row
     _refused_undo(client, game)
     shown = client.get(f"/api/v1/games/{game['id']}").json()

@@ -21,6 +21,7 @@ from games.engine import (
     Tap,
     Undo,
     full_view,
+    legal_view,
     public_view,
     replay,
 )
@@ -101,6 +102,31 @@ def check_legal_moves_exact(g: GameState) -> None:
         assert rec.action in lset, f"{a} resolved to unlisted {rec.action}"
 
 
+def accepted(g: GameState, action: Action) -> bool:
+    try:
+        g.copy().apply(action)
+    except IllegalMoveError:
+        return False
+    return True
+
+
+def check_legal_view(g: GameState) -> None:
+    """The client's legal list says exactly what the server accepts: every move (count
+    included), a tap, a move to "f", and what the stock does."""
+    view = legal_view(g)
+    moves = view["moves"]
+    for a in CANDIDATES:
+        if isinstance(a, Move):
+            assert accepted(g, a) == (moves.get(a.src, {}).get(a.dst) == a.count), a
+    assert accepted(g, Draw()) == (view["stock"] == "draw")
+    assert accepted(g, Recycle()) == (view["stock"] == "recycle")
+    for pile in ("waste", *(f"t{i}" for i in range(1, 8)), "f1", "f2", "f3", "f4"):
+        to_foundation = any(to[0] == "f" for to in moves.get(pile, {}))
+        assert accepted(g, Move(pile, "f")) == to_foundation, pile
+        if pile[0] != "f":
+            assert accepted(g, Tap(pile)) == to_foundation, pile
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     mode=st.sampled_from(MODES),
@@ -120,6 +146,7 @@ def test_random_play(mode: tuple[int, str], number: int, data: st.DataObject) ->
         check_public_view(g)
         if step % 3 == 0:
             check_legal_moves_exact(g)
+            check_legal_view(g)
         options: list[Action] = list(g.legal_moves())
         if g.can_undo:
             options.append(Undo())
