@@ -199,11 +199,11 @@ class Bench:
     """The day under test: its deal, the accounts, the API clients."""
 
     def __init__(self, day: date, mode: str, rng: random.Random) -> None:
-        from games.daily import services as daily_services
+        from games.daily.services import deals as daily_deals
 
         self.day, self.mode, self.rng = day, mode, rng
         self.midnight = datetime(day.year, day.month, day.day, tzinfo=UTC)
-        self.daily = daily_services.daily_deal_get_or_create(day=day, mode=mode)
+        self.daily = daily_deals.daily_deal_get_or_create(day=day, mode=mode)
         self.code = str(engine.DealCode(self.daily.draw, self.daily.preset, self.daily.deal.number))
         self.solution = self.daily.solution.split()
         self.start_path = f"/api/v1/daily/{day.isoformat()}/{mode}/start"
@@ -657,12 +657,12 @@ def run_day(bench: Bench, scripts: list[tuple[float, str, Script]], clock: Any) 
 def close_day(bench: Bench, clock: Any) -> set[int]:
     """Close the board just after D+1 01:00; returns the final board's game ids (the entries
     of the board's current snapshot)."""
-    from games.daily import services as daily_services
+    from games.daily.services import closing as daily_closing
     from games.models import LeaderboardEntry
 
     when = bench.midnight + timedelta(days=1, hours=1, minutes=1)
     clock.move_to(when)
-    daily_services.daily_close(daily_id=bench.daily.pk, now=when)
+    daily_closing.daily_close(daily_id=bench.daily.pk, now=when)
     bench.daily.refresh_from_db()
     if bench.daily.snapshot_id is None:
         return set()

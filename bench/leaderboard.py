@@ -17,7 +17,8 @@ For each size, all on loopback:
    plus games that are left out of the board: still playing (size/100; a flagged game stays
    on an open board, under review, so an open board has `size` entries);
    then VACUUM ANALYZE and a CHECKPOINT (the burst of writes is the seed's, not the ranking's);
-3. times `games.daily.services.daily_rank` on the empty snapshot, then an idempotent re-run;
+3. times `games.daily.services.rankings.daily_rank` on the empty snapshot, then an idempotent
+   re-run;
 4. takes a player at the middle of the board (`me` from the snapshot), and adds one more
    finished game after the snapshot (`me` from Redis: every finished game of the board is
    put on its sorted set with a pipeline of ZADDs built with `games.daily.live`'s own key,
@@ -90,7 +91,7 @@ def seed(size: int) -> dict[str, Any]:
 
     from games import clock
     from games import services as game_services
-    from games.daily.services import daily_commitment, daily_first_candidate
+    from games.daily.services.deals import daily_commitment, daily_first_candidate
     from games.engine import DealCode
     from games.models import DailyDeal
 
@@ -276,7 +277,7 @@ def load_redis(daily_id: int) -> tuple[int, float]:
 
 
 def timed_rank(daily_id: int) -> tuple[int, float]:
-    from games.daily.services import daily_rank
+    from games.daily.services.rankings import daily_rank
 
     t0 = time.perf_counter()
     count = daily_rank(daily_id=daily_id)

@@ -24,15 +24,15 @@ class GamesConfig(AppConfig):
             services,
             tasks,
         )
-        from games.daily import services as daily_services
+        from games.daily.services import attempts
 
         # The layers below have the ones above act through hooks (docs/architecture.md,
         # "Layers"), connected here so that every process has them. The daily board first: a
         # ranked attempt's leaderboard score is set before the game's row is saved.
-        services.game_ended.connect(daily_services.daily_game_finished)
+        services.game_ended.connect(attempts.daily_game_finished)
         services.game_ended.connect(tasks.lost_game_analysis_queue)
         pool.deal_pool_fill_queue.connect(tasks.deal_pool_fill_queue)
         hints.hint_line_search_queue.connect(tasks.hint_line_search_queue)
-        daily_services.rank_queue.connect(tasks.rank_queue)
-        daily_services.integrity_check_queue.connect(tasks.integrity_check_queue)
+        attempts.rank_queue.connect(tasks.rank_queue)
+        attempts.integrity_check_queue.connect(tasks.integrity_check_queue)
         autoreload.autoreload_started.connect(watch_engine_sources)

@@ -48,7 +48,8 @@ class FlagReview(models.TextChoices):
 
 # Which finished ranked games a final board leaves out: those a reviewer confirmed as
 # cheating, and those flagged on conclusive evidence that nobody has cleared. The same rule
-# in the ORM and in the ranking's SQL (games.daily.services), side by side so that they agree.
+# in the ORM and in the ranking's SQL (games.daily.services.rankings), side by side so that
+# they agree.
 OFF_FINAL_BOARD = models.Q(flag_review=FlagReview.CONFIRMED) | models.Q(
     flag_withheld=True, flag_review=FlagReview.PENDING
 )
@@ -249,7 +250,7 @@ class DailyDeal(models.Model):
 class AttemptOrigin(models.Model):
     """Where a ranked attempt was started from: the client address and the browser, for the
     integrity check's second-account rule. Personal data: deleted after
-    `games.daily.services.ORIGIN_RETENTION` (30 days)."""
+    `games.daily.services.origins.ORIGIN_RETENTION` (30 days)."""
 
     game = models.OneToOneField(
         Game, on_delete=models.CASCADE, primary_key=True, related_name="origin"
@@ -299,8 +300,9 @@ class LeaderboardSnapshot(models.Model):
     A run builds a new generation beside the current one and then points the board at it
     (`DailyDeal.snapshot`) in the same transaction, so readers see either the old snapshot or
     the new one, never a half-built one. A replaced generation is `retired_at` the moment of
-    the swap and dropped a grace period later (`games.daily.services.SNAPSHOT_GRACE`), after
-    any request that read the old pointer has finished.
+    the swap and dropped a grace period later
+    (`games.daily.services.rankings.SNAPSHOT_GRACE`), after any request that read the old
+    pointer has finished.
     """
 
     daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="snapshots")

@@ -17,7 +17,8 @@ from django.utils import timezone
 from config.cache import CACHE_ERRORS
 from games import clock, hints, pool
 from games import services as game_services
-from games.daily import integrity, services
+from games.daily import integrity
+from games.daily.services import closing, deals, rankings
 from games.models import DailyDeal, Game
 
 logger = logging.getLogger(__name__)
@@ -27,7 +28,7 @@ logger = logging.getLogger(__name__)
 def rank_daily(day: str, mode: str) -> int:
     """Rebuild one board's rank snapshot; returns the number of entries."""
     daily = DailyDeal.objects.filter(date=date.fromisoformat(day), mode=mode).first()
-    return services.daily_rank(daily_id=daily.pk) if daily is not None else 0
+    return rankings.daily_rank(daily_id=daily.pk) if daily is not None else 0
 
 
 @shared_task(acks_late=True, soft_time_limit=300, time_limit=330)
@@ -36,19 +37,19 @@ def rank_open_boards() -> int:
     boards = DailyDeal.objects.filter(
         finalized_at__isnull=True, date__lte=clock.today(timezone.now())
     )
-    return sum(services.daily_rank(daily_id=pk) for pk in boards.values_list("pk", flat=True))
+    return sum(rankings.daily_rank(daily_id=pk) for pk in boards.values_list("pk", flat=True))
 
 
 @shared_task(acks_late=True, soft_time_limit=600, time_limit=660)
 def ensure_daily_deals() -> int:
     """Create today's and tomorrow's daily deals (each proven winnable by the solver)."""
-    return len(services.daily_ensure())
+    return len(deals.daily_ensure())
 
 
 @shared_task(acks_late=True, soft_time_limit=300, time_limit=330)
 def close_due_boards() -> int:
     """Make final every board whose grace hour has passed; returns how many closed now."""
-    return services.daily_close_due()
+    return closing.daily_close_due()
 
 
 @shared_task(acks_late=True)
@@ -153,13 +154,14 @@ def _in_background(task: Any, *args: Any) -> None:
 
 
 def rank_queue(daily: DailyDeal) -> None:
-    """Re-rank `daily`'s board once the transaction commits (`services.rank_queue`)."""
+    """Re-rank `daily`'s board once the transaction commits
+    (`games.daily.services.attempts.rank_queue`)."""
     rank_daily.delay_on_commit(daily.date.isoformat(), daily.mode)
 
 
 def integrity_check_queue(game_id: int) -> None:
     """Check a finished ranked game once the transaction commits
-    (`services.integrity_check_queue`)."""
+    (`games.daily.services.attempts.integrity_check_queue`)."""
     check_game_integrity.delay_on_commit(game_id)
 
 

@@ -36,7 +36,8 @@ from django.utils import timezone
 from games import engine
 from games import services as game_services
 from games.daily import live
-from games.daily.services import rank_queue, streak_recount
+from games.daily.services.attempts import rank_queue
+from games.daily.services.streaks import streak_recount
 from games.models import AttemptLink, AttemptOrigin, FlagReview, Game
 
 logger = logging.getLogger("games.daily")

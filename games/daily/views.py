@@ -25,12 +25,13 @@ from config.schema import PAGE_PARAMETER, errors
 from config.throttles import ScopedThrottle, client_address
 from games import clock
 from games import selectors as game_selectors
-from games.daily import selectors, services
+from games.daily import selectors
 from games.daily.serializers import (
     DailyDaySerializer,
     LeaderboardSerializer,
     StreaksSerializer,
 )
+from games.daily.services import attempts, deals
 from games.serializers import GameSerializer
 
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -74,7 +75,7 @@ class DailyTodayView(APIView):
     def get(self, request: Request) -> Response:
         now = timezone.now()
         day = clock.today(now)
-        services.daily_prepare(day=day, now=now)
+        deals.daily_prepare(day=day, now=now)
         return Response(selectors.daily_day(day=day, user=request.user, now=now))
 
 
@@ -87,7 +88,7 @@ class DailyDayView(APIView):
     def get(self, request: Request, day: str) -> Response:
         now = timezone.now()
         when = _not_future(_day(day))
-        services.daily_prepare(day=when, now=now)
+        deals.daily_prepare(day=when, now=now)
         return Response(selectors.daily_day(day=when, user=request.user, now=now))
 
 
@@ -106,7 +107,7 @@ class DailyStartView(APIView):
         },
     )
     def post(self, request: Request, day: str, mode: str) -> Response:
-        game, created = services.daily_start(
+        game, created = attempts.daily_start(
             user=signed_in_user(request),
             day=_day(day),
             mode=mode,
@@ -138,7 +139,7 @@ class DailyLeaderboardView(APIView):
     def get(self, request: Request, day: str, mode: str) -> Response:
         query = self.InputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        daily = services.daily_board_get(day=_not_future(_day(day)), mode=mode, now=timezone.now())
+        daily = deals.daily_board_get(day=_not_future(_day(day)), mode=mode, now=timezone.now())
         return Response(
             selectors.daily_leaderboard(
                 daily=daily,
@@ -169,5 +170,5 @@ class StreaksView(APIView):
     def get(self, request: Request) -> Response:
         query = self.InputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        mode = services.daily_mode_check(query.validated_data.get("mode", settings.DAILY_MODES[0]))
+        mode = deals.daily_mode_check(query.validated_data.get("mode", settings.DAILY_MODES[0]))
         return Response(selectors.daily_streaks(mode=mode))

@@ -5,7 +5,7 @@ Beside the models' tables, indexes and constraints, it makes what the models can
 
 - On PostgreSQL `games_leaderboardentry` is a table partitioned by LIST (snapshot_id): each
   ranking generation is a partition of its own, built as a plain table, indexed after its bulk
-  insert, attached when complete and dropped whole when retired (games.daily.services). It has
+  insert, attached when complete and dropped whole when retired (games.daily.services.rankings). It has
   no primary-key or unique constraint in the database (a partitioned table's keys must contain
   the partition key); `id` is derived from snapshot and position. Elsewhere (SQLite) it is a
   plain table.

@@ -22,7 +22,7 @@ from rest_framework.test import APIClient
 from accounts import services
 from accounts.errors import EmailUnverifiedError
 from accounts.models import User
-from games.daily import services as daily_services
+from games.daily.services import attempts as daily_attempts
 from games.models import AttemptOrigin, DailyDeal, Game
 
 # The e-mails go out from Celery tasks: run in process in the scaled run too.
@@ -106,7 +106,7 @@ def test_a_ranked_start_without_a_verified_address_is_403_and_stores_nothing(mak
     _nothing_ranked()
     assert not DailyDeal.objects.exists()  # refused before the deal is made
     with pytest.raises(EmailUnverifiedError):
-        daily_services.daily_start(user=user, day=DAY, mode="D1N")
+        daily_attempts.daily_start(user=user, day=DAY, mode="D1N")
     _nothing_ranked()
 
 

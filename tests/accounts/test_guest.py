@@ -13,7 +13,7 @@ from knox.models import AuthToken
 
 from accounts import services, tasks
 from accounts.models import User
-from games.daily import services as daily_services
+from games.daily.services import attempts as daily_attempts
 from games.models import Action, Game
 
 pytestmark = pytest.mark.django_db
@@ -265,5 +265,5 @@ def test_the_daily_board_has_no_guest(make_user):
         time_machine.travel(noon, tick=False),
         pytest.raises(services.ApplicationError) as refused,
     ):
-        daily_services.daily_start(user=guest, day=date(2026, 11, 30), mode="D1N")
+        daily_attempts.daily_start(user=guest, day=date(2026, 11, 30), mode="D1N")
     assert refused.value.code == "account_required"

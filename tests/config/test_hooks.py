@@ -51,7 +51,7 @@ def test_a_receivers_error_reaches_the_caller() -> None:
 CONNECTED = (
     "from accounts import services as a, tasks as at;"
     "from games import hints as h, pool as p, services as g, tasks as t;"
-    "from games.daily import services as d;"
+    "from games.daily.services import attempts as d;"
     "print(g.game_ended._receivers == [d.daily_game_finished, t.lost_game_analysis_queue]"
     " and p.deal_pool_fill_queue._receivers == [t.deal_pool_fill_queue]"
     " and h.hint_line_search_queue._receivers == [t.hint_line_search_queue]"
@@ -65,16 +65,16 @@ def test_the_apps_connect_their_hooks_in_the_test_process() -> None:
     from accounts import services as account_services
     from accounts import tasks as account_tasks
     from games import hints, pool, services, tasks
-    from games.daily import services as daily_services
+    from games.daily.services import attempts as daily_attempts
 
     assert services.game_ended._receivers == [
-        daily_services.daily_game_finished,  # first: it sets the leaderboard score
+        daily_attempts.daily_game_finished,  # first: it sets the leaderboard score
         tasks.lost_game_analysis_queue,
     ]
     assert pool.deal_pool_fill_queue._receivers == [tasks.deal_pool_fill_queue]
     assert hints.hint_line_search_queue._receivers == [tasks.hint_line_search_queue]
-    assert daily_services.rank_queue._receivers == [tasks.rank_queue]
-    assert daily_services.integrity_check_queue._receivers == [tasks.integrity_check_queue]
+    assert daily_attempts.rank_queue._receivers == [tasks.rank_queue]
+    assert daily_attempts.integrity_check_queue._receivers == [tasks.integrity_check_queue]
     assert account_services.password_reset_queue._receivers == [account_tasks.password_reset_queue]
 
 

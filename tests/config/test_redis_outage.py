@@ -116,15 +116,17 @@ def boards(make_user: Callable[..., Any]) -> Iterator[dict[str, str]]:
     """At noon of DAY (time standing still), the day's boards made, and the tokens of two
     players who finished their ranked attempt: `ranked`'s is in the board's snapshot,
     `unranked`'s is not yet (its rank would come from Redis)."""
-    from games.daily import services as daily_services
+    from games.daily.services import attempts as daily_attempts
+    from games.daily.services import deals as daily_deals
+    from games.daily.services import rankings as daily_rankings
     from games.models import Game
 
     with time_machine.travel(at(DAY, 12), tick=False):
-        daily_services.daily_prepare(day=DAY, now=at(DAY, 12))  # the solver runs here
+        daily_deals.daily_prepare(day=DAY, now=at(DAY, 12))  # the solver runs here
         tokens = {}
         for name in ("ranked", "unranked"):
             user, tokens[name] = make_user(f"{name}_player")
-            game, _ = daily_services.daily_start(user=user, day=DAY, mode="D1N")
+            game, _ = daily_attempts.daily_start(user=user, day=DAY, mode="D1N")
             Game.objects.filter(pk=game.pk).update(
                 status="resigned",
                 score=5,
@@ -134,7 +136,7 @@ def boards(make_user: Callable[..., Any]) -> Iterator[dict[str, str]]:
                 finished_at=game.started_at + timedelta(minutes=1),
             )
             if name == "ranked":
-                daily_services.daily_rank(daily_id=game.daily_id)
+                daily_rankings.daily_rank(daily_id=game.daily_id)
         yield tokens
 
 
@@ -234,11 +236,11 @@ def test_the_throttles_count_in_the_process(outage, settings):
 def test_games_that_end_while_redis_is_down_answer(make_user):
     """A casual game (its analysis is sent) and a ranked attempt (its ranking and integrity
     check are sent, its live rank added) end with 200; the tasks are lost, and logged."""
-    from games.daily import services as daily_services
+    from games.daily.services import deals as daily_deals
     from games.models import Game
 
     with time_machine.travel(at(DAY, 12), tick=False):
-        daily_services.daily_prepare(day=DAY, now=at(DAY, 12))
+        daily_deals.daily_prepare(day=DAY, now=at(DAY, 12))
         _, token = make_user()
         with _dead_redis() as port, _redis_at(port):
             call = Calls()

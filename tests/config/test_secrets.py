@@ -41,7 +41,7 @@ django.setup()
 from django.conf import settings
 from django.utils import timezone
 from games import clock
-from games.daily.services import daily_first_candidate
+from games.daily.services.deals import daily_first_candidate
 day = clock.today(timezone.now())
 conf = {{
     "secret_key": settings.SECRET_KEY,

@@ -330,7 +330,7 @@ def test_the_background_search_leaves_a_game_that_moved_on_ended_or_is_ranked(
 ):
     from datetime import date
 
-    from games.daily import services as daily_services
+    from games.daily.services import deals as daily_deals
     from games.models import Game
 
     monkeypatch.setattr(search_process, "hint", lambda *a, **k: pytest.fail("searched"))
@@ -340,7 +340,7 @@ def test_the_background_search_leaves_a_game_that_moved_on_ended_or_is_ranked(
     assert hints.hint_line_search(game_id=game["id"], position=position) == "stale"
     assert hints.hint_line_search(game_id=0, position=position) == "stale"  # gone
     ranked = start()
-    daily = daily_services.daily_deal_get_or_create(day=date(2026, 11, 30), mode="D1N")
+    daily = daily_deals.daily_deal_get_or_create(day=date(2026, 11, 30), mode="D1N")
     Game.objects.filter(pk=ranked["id"]).update(daily=daily)
     assert hints.hint_line_search(game_id=ranked["id"], position=_position(ranked["id"])) == (
         "stale"

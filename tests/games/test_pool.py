@@ -12,7 +12,7 @@ import time_machine
 
 from config import cache as shared
 from games import engine, hints, pool, search_process, tasks
-from games.daily import services as daily_services
+from games.daily.services import deals as daily_deals
 from games.engine import solver
 from games.engine.solver import hints as engine_hints
 from games.models import Game, PooledDeal
@@ -51,7 +51,7 @@ def small_pool(settings: Any) -> None:
 def open_daily(db: None) -> Any:
     """Today's D1N challenge: a board that is not final."""
     with time_machine.travel(datetime(2026, 11, 30, 12, tzinfo=UTC), tick=False):
-        yield daily_services.daily_deal_get_or_create(day=date(2026, 11, 30), mode="D1N")
+        yield daily_deals.daily_deal_get_or_create(day=date(2026, 11, 30), mode="D1N")
 
 
 def test_the_unwinnable_example_is_unwinnable() -> None:

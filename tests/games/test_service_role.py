@@ -23,7 +23,8 @@ from rest_framework.test import APIClient
 
 from games import engine
 from games.daily import integrity
-from games.daily import services as daily_services
+from games.daily.services import closing as daily_closing
+from games.daily.services import rankings as daily_rankings
 from games.models import Action, DailyDeal, Game, LeaderboardSnapshot
 from games.services import game_analyse
 from tests.games import service_role
@@ -191,11 +192,11 @@ def test_a_daily_board_as_the_service_role(service, api_client, make_user):
         for game in (won, lost):  # the integrity check each end sends to a worker
             integrity.game_integrity_check(game_id=game["id"])
         # Ranking builds each generation as a partition table of the role's own, in its schema.
-        assert daily_services.daily_rank(daily_id=daily.pk) == 2
-        assert daily_services.daily_rank(daily_id=daily.pk) == 2
+        assert daily_rankings.daily_rank(daily_id=daily.pk) == 2
+        assert daily_rankings.daily_rank(daily_id=daily.pk) == 2
         assert _generations(daily) == [(service, service)] * 2
-        later = timezone.now() + daily_services.SNAPSHOT_GRACE + timedelta(seconds=1)
-        assert daily_services.snapshots_drop_retired(now=later) == 1
+        later = timezone.now() + daily_rankings.SNAPSHOT_GRACE + timedelta(seconds=1)
+        assert daily_rankings.snapshots_drop_retired(now=later) == 1
         assert len(_generations(daily)) == 1
         board = api_client.get(BOARD).json()
         assert board["count"] == 2 and {e["game"] for e in board["entries"]} == {
@@ -204,9 +205,9 @@ def test_a_daily_board_as_the_service_role(service, api_client, make_user):
         }
     with time_machine.travel(at(NEXT, 1, 30), tick=False):
         # The beat's close: final ranking, streaks, the attempts' origins purged.
-        assert daily_services.daily_close(daily_id=daily.pk)
-        later = timezone.now() + daily_services.SNAPSHOT_GRACE + timedelta(seconds=1)
-        assert daily_services.snapshots_drop_retired(now=later) == 1
+        assert daily_closing.daily_close(daily_id=daily.pk)
+        later = timezone.now() + daily_rankings.SNAPSHOT_GRACE + timedelta(seconds=1)
+        assert daily_rankings.snapshots_drop_retired(now=later) == 1
         assert LeaderboardSnapshot.objects.filter(daily=daily).count() == 1
         assert len(_generations(daily)) == 1
         assert api_client.get(BOARD).json()["final"] is True

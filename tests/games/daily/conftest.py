@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 import time_machine
 
-from games.daily import services as daily_services
+from games.daily.services import attempts as daily_attempts
+from games.daily.services import deals as daily_deals
 from games.models import DailyDeal, Game
 
 DAY = date(2026, 11, 30)
@@ -42,7 +43,7 @@ def clock() -> Any:
 def daily(clock: Any, db: None) -> DailyDeal:
     """Today's D1N challenge, at noon of DAY."""
     clock(at(DAY, 12))
-    return daily_services.daily_deal_get_or_create(day=DAY, mode="D1N")
+    return daily_deals.daily_deal_get_or_create(day=DAY, mode="D1N")
 
 
 @pytest.fixture
@@ -61,7 +62,7 @@ def finished_attempt(make_user: Callable[..., Any]) -> Callable[..., Game]:
         finished_offset_ms: int = 0,
     ) -> Game:
         user, _ = make_user(username)
-        game, _ = daily_services.daily_start(user=user, day=daily.date, mode=daily.mode)
+        game, _ = daily_attempts.daily_start(user=user, day=daily.date, mode=daily.mode)
         finished = game.started_at + timedelta(milliseconds=elapsed_ms + finished_offset_ms)
         Game.objects.filter(pk=game.pk).update(
             status="won" if won else "resigned",

@@ -42,7 +42,7 @@ def test_today_creates_proven_winnable_deals_with_commitments(clock, api_client)
 
 
 def test_deal_numbers_are_keyed_and_not_predictable(clock, settings):
-    from games.daily.services import daily_first_candidate
+    from games.daily.services.deals import daily_first_candidate
 
     first = daily_first_candidate(day=DAY, mode="D1N")
     assert first != daily_first_candidate(day=DAY, mode="D3N")

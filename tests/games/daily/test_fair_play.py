@@ -19,7 +19,10 @@ from rest_framework.test import APIClient
 
 from games import engine
 from games.daily import integrity
-from games.daily import services as daily_services
+from games.daily.services import closing as daily_closing
+from games.daily.services import deals as daily_deals
+from games.daily.services import origins as daily_origins
+from games.daily.services import rankings as daily_rankings
 from games.models import AttemptOrigin, DailyDeal, Game
 from tests.games.daily.conftest import DAY, at
 
@@ -93,7 +96,7 @@ def _resign_at_once(client: APIClient) -> dict[str, Any]:
 
 def _close(clock: Any, daily: DailyDeal) -> None:
     clock(at(DAY + timedelta(days=1), 1, 30))
-    assert daily_services.daily_close(daily_id=daily.pk)
+    assert daily_closing.daily_close(daily_id=daily.pk)
 
 
 # --- Replays, replay.txt, the export, the game itself -------------------------------------
@@ -455,7 +458,7 @@ def test_flagged_entries_stay_under_review_until_a_reviewer_confirms_them(
                            elapsed_ms=1_000)  # fmt: skip
     Game.objects.filter(pk=linked.pk).update(flag_reason="same browser as x's attempt 1")
     Game.objects.filter(pk=bot.pk).update(flag_reason="inhuman timing: ...", flag_withheld=True)
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     path = f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N"
 
     def board() -> list[tuple[str, bool]]:
@@ -465,10 +468,10 @@ def test_flagged_entries_stay_under_review_until_a_reviewer_confirms_them(
     _close(clock, daily)
     assert board() == [("linked", True), ("honest", False)]  # conclusive evidence: withheld
     assert game_flag_review(game_id=linked.pk, review=FlagReview.CONFIRMED)
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     assert board() == [("honest", False)]
     assert game_flag_review(game_id=bot.pk, review=FlagReview.CLEARED)
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     assert board() == [("bot", False), ("honest", False)]
     assert not game_flag_review(game_id=honest.pk, review=FlagReview.CONFIRMED)  # no flag
 
@@ -478,9 +481,9 @@ def test_origins_are_kept_30_days(daily, make_user, clock):
     _resign_at_once(_client(key))
     assert AttemptOrigin.objects.count() == 1
     clock(at(DAY + timedelta(days=30), 12))
-    assert daily_services.origins_purge() == 0
+    assert daily_origins.origins_purge() == 0
     clock(at(DAY + timedelta(days=31), 12))
-    assert daily_services.origins_purge() == 1
+    assert daily_origins.origins_purge() == 1
 
 
 # --- The property: no answer names a card its caller has not seen -------------------------
@@ -526,7 +529,7 @@ def test_no_answer_names_a_card_its_caller_has_not_seen(transactional_db, clock,
     from accounts.tokens import token_create
 
     clock(at(DAY, 12))
-    daily = daily_services.daily_deal_get_or_create(day=DAY, mode="D1N")
+    daily = daily_deals.daily_deal_get_or_create(day=DAY, mode="D1N")
     n = User.objects.count()
     callers: dict[str, APIClient] = {}
     for role in ("winner", "a", "b", "spectator"):

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_admin_reviews_flags_in_bulk(staff_client, daily, make_user):
-    from games.daily.services import daily_start
+    from games.daily.services.attempts import daily_start
 
     user, _ = make_user()
     game, _ = daily_start(user=user, day=daily.date, mode=daily.mode)

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.daily import live, ranking
-from games.daily import services as daily_services
+from games.daily.services import attempts as daily_attempts
+from games.daily.services import rankings as daily_rankings
 from games.models import Game, LeaderboardEntry
 from tests.games.daily.conftest import DAY, at
 
@@ -85,7 +86,7 @@ def test_every_live_rank_is_the_rank_of_the_snapshot_of_the_same_games(
         games = [finished_attempt(daily, **figures) for figures in board]
         for game in games:
             live.live_rank_add(game_id=game.pk)
-        daily_services.daily_rank(daily_id=daily.pk)
+        daily_rankings.daily_rank(daily_id=daily.pk)
         daily.refresh_from_db()
         ranks = dict(
             LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id).values_list(
@@ -125,7 +126,7 @@ def test_without_redis_the_snapshot_answers(daily, finished_attempt, api_client,
     mine = finished_attempt(daily, won=True, score=800, moves=90, elapsed_ms=1000)
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=mine.user)[1]}")
     assert api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()["me"] is None
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     me = api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()["me"]
     assert me == {"rank": 1, "count": 1, "percentile": 100.0, "source": "snapshot"}
 
@@ -142,7 +143,7 @@ def test_a_real_worker_ranks_a_finished_game(clock, make_user):
 
     clock(at(DAY, 12))
     user, _ = make_user()
-    game, _ = daily_services.daily_start(user=user, day=DAY, mode="D1N")
+    game, _ = daily_attempts.daily_start(user=user, day=DAY, mode="D1N")
     queues = ["ranking", "celery", "analysis"]  # as docker-compose's two workers do
     with start_worker(app, perform_ping_check=False, shutdown_timeout=30, queues=queues):
         # The commit sends rank_daily and the integrity check to Redis; the worker runs them.

@@ -11,7 +11,7 @@ import pytest
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
-from games.daily import services as daily_services
+from games.daily.services import rankings as daily_rankings
 from games.models import DailyDeal, LeaderboardEntry, LeaderboardSnapshot
 from tests.games.daily.conftest import DAY
 
@@ -37,10 +37,10 @@ def _partitions() -> int:
 def test_rerank_after_a_new_game_shifts_the_board(daily, finished_attempt, api_client):
     for i in range(3):
         finished_attempt(daily, username=f"p{i}", won=True, score=500 - i, moves=100, elapsed_ms=9)
-    assert daily_services.daily_rank(daily_id=daily.pk) == 3
+    assert daily_rankings.daily_rank(daily_id=daily.pk) == 3
     first = DailyDeal.objects.get(pk=daily.pk).snapshot_id
     finished_attempt(daily, username="top", won=True, score=900, moves=100, elapsed_ms=9)
-    assert daily_services.daily_rank(daily_id=daily.pk) == 4
+    assert daily_rankings.daily_rank(daily_id=daily.pk) == 4
     assert _current(daily) == [("top", 1, 1), ("p0", 2, 2), ("p1", 3, 3), ("p2", 4, 4)]
     board = api_client.get(URL).json()
     assert board["count"] == 4 and [e["user"] for e in board["entries"]][:2] == ["top", "p0"]
@@ -58,13 +58,13 @@ def test_a_board_without_ranking_reads_empty(daily, api_client):
 @pytest.mark.django_db
 def test_retired_generations_are_dropped_after_the_grace(daily, finished_attempt, api_client):
     finished_attempt(daily, won=True, score=700, moves=100, elapsed_ms=1000)
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     old = DailyDeal.objects.get(pk=daily.pk).snapshot_id
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     now = timezone.now()
-    assert daily_services.snapshots_drop_retired(now=now) == 0  # within the grace: kept
-    later = now + daily_services.SNAPSHOT_GRACE + timedelta(seconds=1)
-    assert daily_services.snapshots_drop_retired(now=later) == 1
+    assert daily_rankings.snapshots_drop_retired(now=now) == 0  # within the grace: kept
+    later = now + daily_rankings.SNAPSHOT_GRACE + timedelta(seconds=1)
+    assert daily_rankings.snapshots_drop_retired(now=later) == 1
     assert not LeaderboardSnapshot.objects.filter(pk=old).exists()
     assert not LeaderboardEntry.objects.filter(snapshot_id=old).exists()
     assert len(_current(daily)) == 1 and api_client.get(URL).json()["count"] == 1
@@ -81,7 +81,7 @@ def test_me_from_the_snapshot_query_count(
     games = [
         finished_attempt(daily, won=True, score=i, moves=100, elapsed_ms=1000) for i in range(25)
     ]
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     token = token_create(user=games[3].user)[1]
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     with django_assert_max_num_queries(4):  # token, board, my entry, the page with users
@@ -93,7 +93,7 @@ def test_me_from_the_snapshot_query_count(
 @pytest.mark.django_db(transaction=True)
 def test_readers_see_the_old_generation_until_the_swap_commits(daily, finished_attempt, client):
     finished_attempt(daily, username="first", won=True, score=700, moves=100, elapsed_ms=1000)
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     finished_attempt(daily, username="second", won=True, score=800, moves=100, elapsed_ms=1000)
     built, release = threading.Event(), threading.Event()
     errors: list[BaseException] = []
@@ -101,7 +101,7 @@ def test_readers_see_the_old_generation_until_the_swap_commits(daily, finished_a
     def rank_and_hold() -> None:
         try:
             with transaction.atomic():
-                daily_services.daily_rank(daily_id=daily.pk)
+                daily_rankings.daily_rank(daily_id=daily.pk)
                 built.set()  # the new generation is attached and the pointer moved: uncommitted
                 assert release.wait(30)
         except BaseException as error:  # reported by the main thread
@@ -136,7 +136,7 @@ def test_concurrent_rank_jobs_leave_one_consistent_snapshot(daily, finished_atte
     def rank() -> None:
         try:
             start.wait(30)
-            counts.append(daily_services.daily_rank(daily_id=daily.pk))
+            counts.append(daily_rankings.daily_rank(daily_id=daily.pk))
         except BaseException as error:
             errors.append(error)
         finally:
@@ -163,8 +163,8 @@ def test_admin_lists_the_current_generation_only(daily, finished_attempt, client
 
     for i in range(2):
         finished_attempt(daily, username=f"p{i}", won=True, score=500 - i, moves=100, elapsed_ms=9)
-    daily_services.daily_rank(daily_id=daily.pk)
-    daily_services.daily_rank(daily_id=daily.pk)  # the first generation lingers, retired
+    daily_rankings.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)  # the first generation lingers, retired
     assert LeaderboardEntry.objects.count() == 4
     admin = get_user_model().objects.create_superuser("root", "root@example.com", "pw-xyz-123")
     client.force_login(admin)
@@ -195,7 +195,7 @@ def test_me_finds_every_player_in_the_snapshot(daily, finished_attempt):
     ]
     first = games[0].finished_at
     Game.objects.filter(pk__in=[g.pk for g in games[::3]]).update(finished_at=first)  # equal keys
-    assert daily_services.daily_rank(daily_id=daily.pk) == 41
+    assert daily_rankings.daily_rank(daily_id=daily.pk) == 41
     daily.refresh_from_db()
     entries = LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id)
     assert len({e.rank for e in entries}) < 41  # some ranks are shared

@@ -6,7 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from games.daily import services as daily_services
+from games.daily.services import closing as daily_closing
+from games.daily.services import deals as daily_deals
+from games.daily.services import rankings as daily_rankings
 from games.models import DailyStreak, Game, LeaderboardEntry
 from tests.games.daily.conftest import DAY, at
 
@@ -35,7 +37,7 @@ def test_ranking_order_and_shared_ranks(daily, finished_attempt, api_client):
     )
     # Equal keys: same finish instant too, so they share a rank.
     Game.objects.filter(pk=tie_b.pk).update(finished_at=tie_a.finished_at)
-    assert daily_services.daily_rank(daily_id=daily.pk) == 5
+    assert daily_rankings.daily_rank(daily_id=daily.pk) == 5
     entries = _board(api_client)["entries"]
     assert [(e["user"], e["rank"]) for e in entries] == [
         ("best", 1), ("tiea", 2), ("tieb", 2), ("slow", 4), ("lost", 5),
@@ -58,7 +60,7 @@ def test_earlier_finish_breaks_the_last_tie(daily, finished_attempt, api_client)
         daily, username="early", won=True, score=650, moves=99, elapsed_ms=5000
     )
     Game.objects.filter(pk=late.pk).update(finished_at=early.finished_at + timedelta(seconds=1))
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     assert [(e["user"], e["rank"]) for e in _board(api_client)["entries"]] == [
         ("early", 1),
         ("late", 2),
@@ -74,9 +76,9 @@ def test_rank_is_idempotent(daily, finished_attempt):
         rows = LeaderboardEntry.objects.filter(snapshot=daily.snapshot).order_by("position")
         return list(rows.values_list("game_id", "rank", "position"))
 
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     first = current()
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     assert current() == first and len(first) == 3
 
 
@@ -87,7 +89,7 @@ def test_me_percentile_and_around_me(daily, finished_attempt, api_client):
         )
         for i in range(45)
     ]
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     me = games[30].user
     from accounts.tokens import token_create
 
@@ -107,7 +109,7 @@ def test_leaderboard_query_count(
 ):
     for i in range(25):
         finished_attempt(daily, won=True, score=i, moves=100, elapsed_ms=1000)
-    daily_services.daily_rank(daily_id=daily.pk)
+    daily_rankings.daily_rank(daily_id=daily.pk)
     with django_assert_max_num_queries(2) as captured:  # the board, a page with its games
         _board(api_client)
     # An entry shows a few of its game's figures: never the engine snapshot or the analysis.
@@ -120,7 +122,7 @@ def test_leaderboard_query_count(
 def test_integrity_flags_inhuman_timing_and_replay_mismatch(daily, make_user):
     from games import engine
     from games.daily.integrity import game_integrity_check
-    from games.daily.services import daily_start
+    from games.daily.services.attempts import daily_start
     from games.models import Action
 
     user, _ = make_user()
@@ -165,7 +167,7 @@ def test_integrity_flags_inhuman_timing_and_replay_mismatch(daily, make_user):
 
 def test_streaks_over_three_days(clock, make_user, api_client):
     from games import engine
-    from games.daily.services import daily_start
+    from games.daily.services.attempts import daily_start
 
     user, _ = make_user("streaker")
     day = DAY
@@ -178,7 +180,7 @@ def test_streaks_over_three_days(clock, make_user, api_client):
             elapsed_ms=300_000, leaderboard_score=700 if win else 0,
         )  # fmt: skip
         clock(at(today + timedelta(days=1), 1))
-        assert daily_services.daily_close_due() >= 1
+        assert daily_closing.daily_close_due() >= 1
         streak = DailyStreak.objects.get(user=user, mode="D1N")
         expected = {0: (1, 1), 1: (2, 2), 2: (0, 2)}[offset]
         assert (streak.current, streak.longest) == expected
@@ -193,8 +195,8 @@ def test_streaks_over_three_days(clock, make_user, api_client):
 def test_close_is_idempotent(daily, finished_attempt, clock):
     finished_attempt(daily, won=True, score=700, moves=100, elapsed_ms=1000)
     clock(at(DAY + timedelta(days=1), 1, 30))
-    assert daily_services.daily_close(daily_id=daily.pk) is True
-    assert daily_services.daily_close(daily_id=daily.pk) is False
+    assert daily_closing.daily_close(daily_id=daily.pk) is True
+    assert daily_closing.daily_close(daily_id=daily.pk) is False
     assert DailyStreak.objects.get().current == 1
 
 
@@ -209,7 +211,7 @@ def test_tied_games_take_positions_in_id_order(daily, finished_attempt):
     for game in (tied[5], tied[0], tied[3], tied[7]):  # scramble the storage order
         Game.objects.filter(pk=game.pk).update(finished_at=at)
     Game.objects.filter(pk__in=[g.pk for g in tied]).update(finished_at=at)
-    assert daily_services.daily_rank(daily_id=daily.pk) == 8
+    assert daily_rankings.daily_rank(daily_id=daily.pk) == 8
     daily.refresh_from_db()
     rows = LeaderboardEntry.objects.filter(snapshot=daily.snapshot).order_by("position")
     assert [(r.game_id, r.rank, r.position) for r in rows] == [
@@ -244,12 +246,12 @@ def test_a_win_counts_for_the_streak_when_it_happens(clock, auth_client, api_cli
         _win_through_the_api(auth_client, today)  # (the integrity check is not run here)
         assert streak() == {"current": expected, "longest": expected}
     clock(at(DAY + timedelta(days=2), 1, 30))  # both boards close: nothing counted twice
-    daily_services.daily_close_due()
+    daily_closing.daily_close_due()
     assert streak() == {"current": 2, "longest": 2}
     clock(at(DAY + timedelta(days=2), 12))  # a day the player does not win
-    daily_services.daily_deal_get_or_create(day=DAY + timedelta(days=2), mode="D1N")
+    daily_deals.daily_deal_get_or_create(day=DAY + timedelta(days=2), mode="D1N")
     clock(at(DAY + timedelta(days=3), 1, 30))  # its board closes: the streak ends
-    daily_services.daily_close_due()
+    daily_closing.daily_close_due()
     assert streak() == {"current": 0, "longest": 2}
 
 
@@ -267,7 +269,7 @@ def test_a_withheld_win_leaves_the_streak_when_its_board_is_final(clock, auth_cl
 
     assert streak() == {"current": 1, "longest": 1}  # under review while the board is open
     clock(at(DAY + timedelta(days=1), 1, 30))
-    daily_services.daily_close_due()
+    daily_closing.daily_close_due()
     assert streak() == {"current": 0, "longest": 0}
     game_flag_review(game_id=game["id"], review=FlagReview.CLEARED)  # it counts again
     assert streak()["longest"] == 1
@@ -286,7 +288,7 @@ def test_a_win_under_review_on_a_link_keeps_its_streak_until_confirmed(
     game = _win_through_the_api(auth_client, DAY)
     Game.objects.filter(pk=game["id"]).update(flag_reason="same browser as x's attempt 1")
     clock(at(DAY + timedelta(days=1), 1, 30))
-    daily_services.daily_close_due()
+    daily_closing.daily_close_due()
     streaks = api_client.get(f"/api/v1/users/{name}").json()["stats"]["streaks"]["D1N"]
     assert streaks["longest"] == 1  # a neighbour's link is no proof: it counts under review
     game_flag_review(game_id=game["id"], review=FlagReview.CONFIRMED)
