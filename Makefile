@@ -12,7 +12,8 @@ help:
 	@echo "make run        serve the site on 127.0.0.1:$(PORT) (embedded: SQLite, no Redis; or"
 	@echo "                PostgreSQL and Redis when DATABASE_URL and REDIS_URL are set)"
 	@echo "make test       the whole suite (PYTEST_ARGS=... passes arguments to pytest)"
-	@echo "make lint       ruff, ruff format --check, import-linter's layers, mypy on the apps"
+	@echo "make lint       ruff, ruff format --check, import-linter's layers, mypy on the apps,"
+	@echo "                tsc on the page's scripts (JSDoc types; needs Node.js and npm)"
 	@echo "make format     fix what ruff can fix itself (imports, formatting)"
 	@echo "make typecheck  mypy --strict on the engine"
 	@echo "make bench      the engine's benchmark (docs/benchmarks.md lists the others)"
@@ -57,11 +58,17 @@ format: $(VENV)/.installed-dev
 	$(PY) -m ruff check --fix .
 	$(PY) -m ruff format .
 
-lint: $(VENV)/.installed-dev
+lint: $(VENV)/.installed-dev node_modules/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports --no-logo
 	DJANGO_DEBUG=1 $(PY) -m mypy --config-file mypy-apps.ini accounts config games
+	node_modules/.bin/tsc -p frontend/jsconfig.json
+
+# TypeScript, only to check the page's scripts (they are served as written, with no build).
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
 
 typecheck: $(VENV)/.installed-dev
 	$(PY) -m mypy --strict games/engine
@@ -89,4 +96,4 @@ lock:
 	{ echo "# Generated from requirements-dev.in: test and tooling packages not already in requirements.txt."; echo "-r requirements.txt"; /tmp/klondike-lock/bin/pip freeze | grep -vxFf requirements.txt; } > requirements-dev.txt
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache games/engine/solver/_native*
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache games/engine/solver/_native* node_modules

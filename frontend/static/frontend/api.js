@@ -1,3 +1,4 @@
+// @ts-check
 // The page's only door to the server: the public JSON API, with the session cookie and CSRF.
 import { gettext, interpolate } from "./i18n.js";
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The board: draws a game state (the API's `state` shape), animates the change from the last
 // one, and turns gestures and keys into API actions. It never decides what is legal: it reads
 // the server's list of legal moves (`legal`, docs/api.md) only to tell a tap that acts from one

@@ -1,3 +1,4 @@
+// @ts-check
 // Cards as data ("10H", null for face down), as words for screen readers, and as DOM.
 import { el } from "./dom.js";
 import { gettext, interpolate, ngettext } from "./i18n.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // The daily page: today's challenges, your standing on each, and the one ranked attempt.
 import { api, currentUser, modeName, requireSignIn } from "./api.js";
 import { el } from "./dom.js";
@@ -6,10 +7,10 @@ import {
 } from "./i18n.js";
 import { confirmDialog } from "./site.js";
 
-const root = document.querySelector("[data-daily]");
+const root = /** @type {HTMLElement} */ (document.querySelector("[data-daily]"));
 const list = root.querySelector("[data-challenges]");
-const noticeBox = root.querySelector("[data-notice]");
-const offerBox = root.querySelector("[data-verify-offer]");
+const noticeBox = /** @type {HTMLElement} */ (root.querySelector("[data-notice]"));
+const offerBox = /** @type {HTMLElement} */ (root.querySelector("[data-verify-offer]"));
 
 function notice(text) {
   noticeBox.textContent = text;
@@ -24,7 +25,7 @@ function dayName(date) {
 /** The day line: the close on the player's own clock, and how long until then. */
 function dayLine(day) {
   const date = dayName(day.date);
-  const left = new Date(day.closes_at) - Date.now();
+  const left = new Date(day.closes_at).getTime() - Date.now();
   if (!day.open) return say(_("%(date)s (UTC) · closed to new attempts"), { date });
   if (left <= 0) return say(_("%(date)s (UTC) · new attempts close now"), { date });
   return say(_("%(date)s (UTC) · new attempts close at %(time)s, in %(left)s"), {

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's one DOM helper: an element with its attributes, listeners and children.
 
 /** `el("a", {href: "/x", class: "btn", onclick: f}, "text", child)`: attributes that are

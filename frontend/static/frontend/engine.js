@@ -1,3 +1,4 @@
+// @ts-check
 // Bookkeeping, not refereeing: no rule of Klondike is written here. A replay's log holds only
 // resolved, legal actions (the server checked them), so applying one moves cards; and a move
 // is drawn before its answer only when the server's own list of legal moves holds it.

@@ -1,3 +1,4 @@
+// @ts-check
 // Long columns fit the screen. A column's cards are fanned; when the longest column would run
 // past the bottom of the window, its face-down cards close up first, then its face-up cards,
 // down to the height of their corner index (a rank or suit is never hidden), and only then do

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's words and formats (docs/i18n.md). The words come from Django's JavaScript catalog
 // (/jsi18n/<language>.js), which base.html loads before the modules as the global `django`;
 // without it (a page that did not load it, or a failed load) the English source text shows.
@@ -66,17 +67,20 @@ export function formatScore(score, display) {
   return display.includes("$") ? formatDollars(score) : formatNumber(score);
 }
 
-/** A date (a Date, or an ISO 8601 string) in the player's time zone: "Dec 1, 2026", "1. pro 2026.". */
+/** A date (a Date, or an ISO 8601 string) in the player's time zone: "Dec 1, 2026", "1. pro 2026.".
+ *  @param {Date | string} value @param {Intl.DateTimeFormatOptions} [options] */
 export function formatDate(value, options = { dateStyle: "medium" }) {
   return new Intl.DateTimeFormat(language, options).format(new Date(value));
 }
 
-/** A time of day in the player's time zone: "1:00 AM", "01:00". */
+/** A time of day in the player's time zone: "1:00 AM", "01:00".
+ *  @param {Date | string} value @param {Intl.DateTimeFormatOptions} [options] */
 export function formatTime(value, options = { timeStyle: "short" }) {
   return new Intl.DateTimeFormat(language, options).format(new Date(value));
 }
 
-/** A date and time in the player's time zone. */
+/** A date and time in the player's time zone.
+ *  @param {Date | string} value @param {Intl.DateTimeFormatOptions} [options] */
 export function formatDateTime(value, options = { dateStyle: "medium", timeStyle: "short" }) {
   return new Intl.DateTimeFormat(language, options).format(new Date(value));
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Daily leaderboards: pick a day and a mode; your row is highlighted; pages of 20.
 import { api, currentUser, modeName } from "./api.js";
 import { el } from "./dom.js";

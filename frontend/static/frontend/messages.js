@@ -1,3 +1,4 @@
+// @ts-check
 // What the play and replay pages tell a player in words, in one place, so that a translation
 // catalog can replace the English sentences. A refusal is the server's: its `message` is in
 // the player's language already, and the page words only what no server said (no answer at

@@ -1,9 +1,10 @@
+// @ts-check
 // The play page: one game at /play/<id>, or the new-game dialog at /play.
 // The server is the referee: every action is POSTed with the last answer's `seq`, and the
 // board shows what the server answers (the board animates the difference). Actions go one at a
 // time; when its turn comes, one that the last answer's list of legal moves holds (engine.js
 // `expected`) is drawn at once, then replaced by its answer: the same picture, with any card it
-// uncovered turned up.
+// uncovered turned up. The page's state is one object, `play`.
 import { api, currentUser, modeName, requireSignIn } from "./api.js";
 import { el } from "./dom.js";
 import { Board } from "./board.js";
@@ -13,24 +14,29 @@ import { formatDuration, formatMoves, formatNumber, formatScore, gettext as _, i
 import { errorText } from "./messages.js";
 import { confirmDialog, loadSettings, showAccount } from "./site.js";
 
-const root = document.querySelector("[data-play]");
+const root = /** @type {HTMLElement} */ (document.querySelector("[data-play]"));
+// An element of the page's own markup: its kind (input, button, dialog) is the markup's.
+/** @type {(selector: string) => any} */
 const $ = (selector) => root.querySelector(selector);
 const live = $("[data-live]");
 const toastBox = $("[data-toast]");
 const statusLine = $("[data-board-status]");
-const newGameDialog = document.getElementById("new-game-dialog");
-const winDialog = document.getElementById("win-dialog");
+const newGameDialog = /** @type {HTMLDialogElement} */ (document.getElementById("new-game-dialog"));
+const winDialog = /** @type {HTMLDialogElement} */ (document.getElementById("win-dialog"));
 const TOAST_MS = 4000;
 const WAITING_AFTER_MS = 120; // a quicker answer shows no pending state
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
-let game = null;
-let receivedAt = 0; // performance.now() when `game` arrived: the clock ticks on from there
-let offlineSince = null; // performance.now() when the server stopped answering: the clock stops
-let queue = Promise.resolve(); // actions go one at a time, each with the previous answer's seq
-let inFlight = 0;
-let waitingTimer = null;
-let toastTimer = null;
+/** The page's state in one place: the game as the server last answered it, and what the page
+ *  keeps of its own about it. */
+const play = {
+  game: null,
+  receivedAt: 0, // performance.now() when `game` arrived: the clock ticks on from there
+  offlineSince: null, // performance.now() when the server stopped answering: the clock stops
+  queue: Promise.resolve(), // actions go one at a time, each with the previous answer's seq
+  inFlight: 0, // actions sent and not answered yet
+  timers: { waiting: null, toast: null, hintAgain: null },
+};
 
 const board = new Board($("[data-board]"), { interactive: true, onAction: act, message: toast, status: boardStatus });
 // Why Undo is off when the rules alone would allow it (a ranked attempt's undo may not hide a
@@ -47,7 +53,7 @@ function announce(text) {
 /** A message over the page, never in its flow (nothing moves); `action` is a button
  *  `{label, run}`, and keeps the message until it is clicked or replaced. */
 function toast(text, action = null) {
-  clearTimeout(toastTimer);
+  clearTimeout(play.timers.toast);
   toastBox.replaceChildren(el("span", { text }));
   if (action) {
     toastBox.append(el("button", { class: "button small", type: "button", text: action.label, "data-toast-action": "",
@@ -56,7 +62,7 @@ function toast(text, action = null) {
   toastBox.hidden = !text;
   if (!text) return;
   announce(text);
-  if (!action) toastTimer = setTimeout(() => (toastBox.hidden = true), TOAST_MS);
+  if (!action) play.timers.toast = setTimeout(() => (toastBox.hidden = true), TOAST_MS);
 }
 
 /** Where the keyboard cursor is, and hints: a line of its own over the page's foot. */
@@ -66,7 +72,7 @@ function boardStatus(text) {
   if (text) announce(text);
 }
 
-const isPlaying = () => game && game.status === "playing";
+const isPlaying = () => play.game && play.game.status === "playing";
 /** How the board draws a game answer: its draw, the stock's mark, its legal moves. */
 const boardOptions = (g) => ({ draw: g.rules.draw, canRecycle: g.legal.stock === "recycle", legal: g.legal });
 /** The game's score in the page's formats ("" when its rules keep none). */
@@ -75,18 +81,18 @@ const scoreOf = (g) => formatScore(g.score, g.score_display);
 /** Queues an action; resolves once its answer is drawn. Exposed for automation as
  *  `klondike.act({action: "draw"})`. */
 function act(body) {
-  const run = queue.then(() => send(body));
-  queue = run.catch(() => {});
+  const run = play.queue.then(() => send(body));
+  play.queue = run.catch(() => {});
   return run;
 }
 
 /** The pending state: after a moment without an answer, the board says it is waiting. */
 function waiting(on) {
-  inFlight += on ? 1 : -1;
-  clearTimeout(waitingTimer);
-  if (inFlight) waitingTimer = setTimeout(() => board.element.classList.add("waiting"), WAITING_AFTER_MS);
+  play.inFlight += on ? 1 : -1;
+  clearTimeout(play.timers.waiting);
+  if (play.inFlight) play.timers.waiting = setTimeout(() => board.element.classList.add("waiting"), WAITING_AFTER_MS);
   else board.element.classList.remove("waiting");
-  board.element.setAttribute("aria-busy", String(inFlight > 0));
+  board.element.setAttribute("aria-busy", String(play.inFlight > 0));
 }
 
 /** Sends one action, its turn come: `game` is the last answer. A move the answer's legal list
@@ -94,12 +100,12 @@ function waiting(on) {
  *  slides back now, and the answer says why. */
 async function send(body) {
   if (!isPlaying()) return;
-  const drawn = offlineSince === null && expected(game.state, game.legal, body);
+  const drawn = play.offlineSince === null && expected(play.game.state, play.game.legal, body);
   if (drawn) board.render(drawn, { legal: null });
-  else if (body.action === "move") board.render(game.state);
+  else if (body.action === "move") board.render(play.game.state);
   waiting(true);
   try {
-    const next = await api("POST", `/api/v1/games/${game.id}/actions`, { ...body, seq: game.seq });
+    const next = await api("POST", `/api/v1/games/${play.game.id}/actions`, { ...body, seq: play.game.seq });
     await show(next, body);
   } catch (error) {
     await refused(error, body);
@@ -112,23 +118,23 @@ async function send(body) {
  *  back and shake), and a message says why in plain words. Resolves once the game is
  *  reloaded when it moved on elsewhere, so the next action goes with the right `seq`. */
 async function refused(error, body) {
-  board.refuse(game.state, boardOptions(game), body.from, body.count || 1);
+  board.refuse(play.game.state, boardOptions(play.game), body.from, body.count || 1);
   if (error.code === "network") {
-    offlineSince ??= performance.now();
+    play.offlineSince ??= performance.now();
     tick();
     toast(errorText(error), { label: _("Retry"), run: () => act(body) });
     return;
   }
   toast(errorText(error));
-  if (error.code === "seq_mismatch" || error.code === "game_over") await load(game.id);
+  if (error.code === "seq_mismatch" || error.code === "game_over") await load(play.game.id);
 }
 
 /** Draws a game answer; with `body`, the action that led to it, for the announcement. */
 async function show(next, body) {
-  const before = game;
-  game = next;
-  receivedAt = performance.now();
-  offlineSince = null;
+  const before = play.game;
+  play.game = next;
+  play.receivedAt = performance.now();
+  play.offlineSince = null;
   const options = boardOptions(next);
   updateStatus();
   updateHead();
@@ -150,46 +156,46 @@ async function show(next, body) {
 
 function updateStatus() {
   $("[data-status]").hidden = false;
-  $("[data-score-wrap]").hidden = game.rules.scoring === "none";
-  $("[data-score]").textContent = scoreOf(game);
-  $("[data-moves]").textContent = formatNumber(game.moves);
-  const limited = game.rules.passes !== null;
-  const pass = { pass: formatNumber(game.passes_used + 1), passes: formatNumber(game.rules.passes) };
+  $("[data-score-wrap]").hidden = play.game.rules.scoring === "none";
+  $("[data-score]").textContent = scoreOf(play.game);
+  $("[data-moves]").textContent = formatNumber(play.game.moves);
+  const limited = play.game.rules.passes !== null;
+  const pass = { pass: formatNumber(play.game.passes_used + 1), passes: formatNumber(play.game.rules.passes) };
   $("[data-passes]").textContent = limited ? `${pass.pass}/${pass.passes}` : pass.pass;
   $("[data-passes-wrap]").title = limited ? say(_("Pass %(pass)s of %(passes)s through the stock"), pass) : _("Unlimited passes through the stock");
   tick();
   const undoButton = $("[data-undo]");
-  const undoWhy = (isPlaying() && game.undo_refusal_message) || "";
-  undoButton.disabled = !isPlaying() || !game.can_undo;
+  const undoWhy = (isPlaying() && play.game.undo_refusal_message) || "";
+  undoButton.disabled = !isPlaying() || !play.game.can_undo;
   undoNote.textContent = undoWhy;
   for (const [name, value] of [["title", undoWhy], ["aria-describedby", undoNote.id]]) {
     if (undoWhy) undoButton.setAttribute(name, value);
     else undoButton.removeAttribute(name);
   }
   $("[data-resign]").disabled = !isPlaying();
-  $("[data-hint]").hidden = game.kind === "daily";
+  $("[data-hint]").hidden = play.game.kind === "daily";
   $("[data-hint]").disabled = !isPlaying();
 }
 
 function tick() {
-  if (!game) return;
-  const now = offlineSince ?? performance.now();
-  $("[data-clock]").textContent = formatDuration((game.elapsed_ms + (isPlaying() ? now - receivedAt : 0)) / 1000);
+  if (!play.game) return;
+  const now = play.offlineSince ?? performance.now();
+  $("[data-clock]").textContent = formatDuration((play.game.elapsed_ms + (isPlaying() ? now - play.receivedAt : 0)) / 1000);
 }
 
 function updateHead() {
-  const label = game.kind === "daily" ? say(_("Daily challenge · %(mode)s · ranked"), { mode: modeName(game.rules) }) : modeName(game.rules);
+  const label = play.game.kind === "daily" ? say(_("Daily challenge · %(mode)s · ranked"), { mode: modeName(play.game.rules) }) : modeName(play.game.rules);
   $("[data-deal-label]").textContent = label;
-  $("[data-code-box]").hidden = !game.code;
-  $("[data-code]").value = game.code || "";
+  $("[data-code-box]").hidden = !play.game.code;
+  $("[data-code]").value = play.game.code || "";
   document.title = `${label} · Klondike Daily`;
 }
 
 function showOver() {
   const banner = $("[data-banner]");
   banner.replaceChildren(
-    el("span", { text: game.status === "won" ? say(_("Won with %(result)s."), { result: scoreOf(game) || formatMoves(game.moves) }) : _("Game over: resigned.") }),
-    el("a", { href: `/replay/${game.id}`, text: _("Watch the replay") }),
+    el("span", { text: play.game.status === "won" ? say(_("Won with %(result)s."), { result: scoreOf(play.game) || formatMoves(play.game.moves) }) : _("Game over: resigned.") }),
+    el("a", { href: `/replay/${play.game.id}`, text: _("Watch the replay") }),
     el("button", { class: "button small", type: "button", text: _("New game"), onclick: openNewGame }),
   );
   banner.hidden = false;
@@ -197,17 +203,17 @@ function showOver() {
 
 function showWin() {
   // [key, label, value]: the key names the row for dailyResult and the tests.
-  const rows = [["moves", _("Moves"), formatNumber(game.moves)], ["time", _("Time"), formatDuration(game.elapsed_ms / 1000)]];
-  if (game.rules.scoring !== "none") rows.unshift(["score", _("Score"), scoreOf(game)]);
-  if (game.kind === "daily") rows.push(["rank", _("Rank"), "…"], ["par", _("Par"), "…"], ["streak", _("Streak"), "…"]);
+  const rows = [["moves", _("Moves"), formatNumber(play.game.moves)], ["time", _("Time"), formatDuration(play.game.elapsed_ms / 1000)]];
+  if (play.game.rules.scoring !== "none") rows.unshift(["score", _("Score"), scoreOf(play.game)]);
+  if (play.game.kind === "daily") rows.push(["rank", _("Rank"), "…"], ["par", _("Par"), "…"], ["streak", _("Streak"), "…"]);
   $("[data-banner]").hidden = true;
   winDialog.querySelector("[data-win-result]").replaceChildren(
     ...rows.flatMap(([key, k, v]) => [el("dt", { text: k }), el("dd", { text: v, "data-win": key })]),
   );
   const links = [
-    el("a", { class: "button ghost", href: `/replay/${game.id}`, text: _("Replay") }),
-    game.kind === "daily"
-      && el("a", { class: "button ghost", href: `/leaderboards?mode=D${game.rules.draw}${game.rules.preset}`, text: _("Leaderboard") }),
+    el("a", { class: "button ghost", href: `/replay/${play.game.id}`, text: _("Replay") }),
+    play.game.kind === "daily"
+      && el("a", { class: "button ghost", href: `/leaderboards?mode=D${play.game.rules.draw}${play.game.rules.preset}`, text: _("Leaderboard") }),
     el("button", { class: "button", value: "new", text: _("New game") }),
   ];
   // replaceChildren writes a null as the text "null": only elements go in.
@@ -215,9 +221,9 @@ function showWin() {
   winDialog.addEventListener("close", () => winDialog.returnValue === "new" ? openNewGame() : showOver(), { once: true });
   winDialog.showModal();
   celebrate();
-  const moves = formatMoves(game.moves);
-  announce(game.rules.scoring === "none" ? say(_("You won! %(moves)s."), { moves }) : say(_("You won! Score %(score)s, %(moves)s."), { score: scoreOf(game), moves }));
-  if (game.kind === "daily") dailyResult(game);
+  const moves = formatMoves(play.game.moves);
+  announce(play.game.rules.scoring === "none" ? say(_("You won! %(moves)s."), { moves }) : say(_("You won! Score %(score)s, %(moves)s."), { score: scoreOf(play.game), moves }));
+  if (play.game.kind === "daily") dailyResult(play.game);
 }
 
 /** Confetti over the win dialog; none when the player asked for less motion. */
@@ -269,19 +275,19 @@ async function load(id) {
 // ------------------------------------------------------------------ new game
 
 async function openNewGame() {
-  const form = newGameDialog.querySelector("form");
-  form.querySelector("[data-error]").hidden = true;
+  const form = /** @type {HTMLFormElement} */ (newGameDialog.querySelector("form"));
+  /** @type {HTMLElement} */ (form.querySelector("[data-error]")).hidden = true;
   $("[data-deal-label]").textContent ||= _("New game");
   newGameDialog.showModal();
   // Unfinished games are worth offering: an abandoned game is never lost.
   try {
     const page = await api("GET", "/api/v1/games?mine=1");
-    const open = page.results.filter((g) => g.status === "playing" && (!game || g.id !== game.id)).slice(0, 5);
+    const open = page.results.filter((g) => g.status === "playing" && (!play.game || g.id !== play.game.id)).slice(0, 5);
     form.querySelector("[data-resume-list]").replaceChildren(...open.map((g) => el("li", {},
       el("a", { href: `/play/${g.id}`, text: say(g.kind === "daily" ? _("Daily · %(mode)s · %(moves)s") : "%(mode)s · %(moves)s", { mode: modeName(g.rules), moves: formatMoves(g.moves) }) }))));
-    form.querySelector("[data-resume]").hidden = !open.length;
+    /** @type {HTMLElement} */ (form.querySelector("[data-resume]")).hidden = !open.length;
   } catch {
-    form.querySelector("[data-resume]").hidden = true;
+    /** @type {HTMLElement} */ (form.querySelector("[data-resume]")).hidden = true;
   }
 }
 
@@ -289,16 +295,16 @@ async function openNewGame() {
 newGameDialog.querySelector("[data-cancel]").addEventListener("click", () => newGameDialog.close());
 newGameDialog.querySelector("form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const form = event.target;
+  const form = /** @type {HTMLFormElement} */ (event.target);
   const data = new FormData(form);
-  const code = data.get("code").trim();
+  const code = String(data.get("code")).trim();
   const body = code ? { code } : { draw: Number(data.get("draw")), preset: data.get("preset"), winnable: !!loadSettings().winnable };
-  const errorBox = form.querySelector("[data-error]");
+  const errorBox = /** @type {HTMLElement} */ (form.querySelector("[data-error]"));
   try {
     const created = await api("POST", "/api/v1/games", body);
     newGameDialog.close();
     history.pushState(null, "", `/play/${created.id}`);
-    game = null;
+    play.game = null;
     winDialog.open && winDialog.close();
     $("[data-banner]").hidden = true;
     toast("");
@@ -321,21 +327,20 @@ newGameDialog.querySelector("form").addEventListener("submit", async (event) => 
 // takes up to 10 s after its wait in the queue; the asking stops after HINT_AGAIN_MAX tries.
 const HINT_AGAIN_MS = 2000;
 const HINT_AGAIN_MAX = 15;
-let hintAgain = null;
 
 /** Asks for a hint and shows it; resolves to its move. Exposed for automation as
  *  `klondike.hint()`. `again`: how many times this position's hint was asked for already. */
 async function hint(again = 0) {
-  clearTimeout(hintAgain);
+  clearTimeout(play.timers.hintAgain);
   if (!isPlaying()) return null;
-  const asked = { id: game.id, seq: game.seq };
-  const still = () => isPlaying() && game.id === asked.id && game.seq === asked.seq;
+  const asked = { id: play.game.id, seq: play.game.seq };
+  const still = () => isPlaying() && play.game.id === asked.id && play.game.seq === asked.seq;
   try {
     const answer = await api("GET", `/api/v1/games/${asked.id}/hint`);
     if (!still()) return answer.move; // a move or another game meanwhile: not this one's
     showHint(answer.move, answer.searching);
     if (answer.searching && again < HINT_AGAIN_MAX) {
-      hintAgain = setTimeout(() => still() && hint(again + 1), HINT_AGAIN_MS);
+      play.timers.hintAgain = setTimeout(() => still() && hint(again + 1), HINT_AGAIN_MS);
     }
     return answer.move;
   } catch (error) {
@@ -362,15 +367,15 @@ function showHint(move, searching) {
 /** Undo, from the button or the keyboard; a key pressed where the game refuses it says why. */
 function undo() {
   if (!isPlaying()) return;
-  if (game.can_undo) act({ action: "undo" });
-  else if (game.undo_refusal_message) toast(game.undo_refusal_message);
+  if (play.game.can_undo) act({ action: "undo" });
+  else if (play.game.undo_refusal_message) toast(play.game.undo_refusal_message);
 }
 
 $("[data-new]").addEventListener("click", openNewGame);
 $("[data-undo]").addEventListener("click", undo);
 $("[data-hint]").addEventListener("click", () => hint());
 $("[data-resign]").addEventListener("click", async () => {
-  const ranked = game.kind === "daily";
+  const ranked = play.game.kind === "daily";
   const ok = await confirmDialog(_("Resign this game?"), ranked
     ? _("Your ranked attempt ends here and goes on the leaderboard as it stands. There is no second attempt.")
     : _("The game ends as it stands; you can watch its replay afterwards."), _("Resign"));
@@ -390,13 +395,13 @@ $("[data-copy]").addEventListener("click", async () => {
 });
 
 document.addEventListener("keydown", (e) => {
-  if (e.target.closest("input, textarea, select") || document.querySelector("dialog[open]")) return;
+  if (/** @type {Element} */ (e.target).closest("input, textarea, select") || document.querySelector("dialog[open]")) return;
   if ((e.ctrlKey || e.metaKey) && !e.shiftKey && e.key.toLowerCase() === "z") {
     e.preventDefault();
     undo();
   } else if (e.key === "?") {
-    document.getElementById("help-dialog").showModal();
-  } else if (e.key === "h" && !e.ctrlKey && !e.metaKey && game && game.kind !== "daily") {
+    /** @type {HTMLDialogElement} */ (document.getElementById("help-dialog")).showModal();
+  } else if (e.key === "h" && !e.ctrlKey && !e.metaKey && play.game && play.game.kind !== "daily") {
     hint();
   }
 });
@@ -404,7 +409,7 @@ document.addEventListener("keydown", (e) => {
 setInterval(tick, 500);
 window.addEventListener("popstate", () => location.reload());
 // For automation (and the browser tests): the page's own action and hint functions.
-window.klondike = { act, hint, game: () => game };
+/** @type {any} */ (window).klondike = { act, hint, game: () => play.game };
 
 /** A newcomer plays at once, as a guest (a server-side account bound to this browser's
  *  session: the server stays the referee); signing up later keeps the guest's games. */

@@ -1,9 +1,12 @@
+// @ts-check
 // A player's profile: public stats and streaks; on your own, your game history too.
 import { api, currentUser, modeName } from "./api.js";
 import { el } from "./dom.js";
 import { gettext as _, pgettext, interpolate as say, formatDate, formatDateTime, formatDuration, formatNumber, formatScore } from "./i18n.js";
 
-const root = document.querySelector("[data-profile]");
+const root = /** @type {HTMLElement} */ (document.querySelector("[data-profile]"));
+// An element of the page's own markup: its kind (input, button, dialog) is the markup's.
+/** @type {(selector: string) => any} */
 const $ = (selector) => root.querySelector(selector);
 let page = 1;
 

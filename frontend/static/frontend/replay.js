@@ -1,3 +1,4 @@
+// @ts-check
 // The replay viewer: rebuilds every position from the replay's deal and its action log,
 // then steps, plays and scrubs through them. `#m=42` links to the position after step 42.
 import { api, modeName } from "./api.js";
@@ -8,7 +9,9 @@ import { positions, publicState } from "./engine.js";
 import { formatDollars, formatDuration, formatMoves, formatNumber, formatScore, gettext as _, interpolate as say, ngettext } from "./i18n.js";
 import { actionLabel, analysisText } from "./messages.js";
 
-const root = document.querySelector("[data-replay]");
+const root = /** @type {HTMLElement} */ (document.querySelector("[data-replay]"));
+// An element of the page's own markup: its kind (input, button, dialog) is the markup's.
+/** @type {(selector: string) => any} */
 const $ = (selector) => root.querySelector(selector);
 const live = $("[data-live]");
 const scrubber = $("[data-scrubber]");
@@ -177,10 +180,10 @@ window.addEventListener("hashchange", () => go(stepFromHash()));
 document.addEventListener("keydown", (e) => {
   // Arrows step wherever the focus is (a button just clicked, too), except in a field that
   // uses them itself; Space stays a focused button's own click.
-  if (!replay || e.target.closest("input, select, textarea, dialog")) return;
+  if (!replay || /** @type {Element} */ (e.target).closest("input, select, textarea, dialog")) return;
   if (e.key === "ArrowLeft") go(step - 1);
   else if (e.key === "ArrowRight") go(step + 1);
-  else if (e.key === " " && !e.target.closest("button")) timer ? pause() : play();
+  else if (e.key === " " && !/** @type {Element} */ (e.target).closest("button")) timer ? pause() : play();
   else return;
   e.preventDefault();
 });

@@ -1,3 +1,4 @@
+// @ts-check
 // Shared page code: the account bar, the sign-in / sign-up, password reset and e-mail
 // verification forms, the display settings and the language picker.
 import { api, currentUser } from "./api.js";
@@ -37,7 +38,7 @@ export function saveSettings(settings) {
  *  when signing in to another account, where the guest's game is not). */
 function accountLink(path, text, attrs = {}) {
   const target = () => {
-    const form = document.querySelector("[data-auth-form]");
+    const form = /** @type {HTMLFormElement | null} */ (document.querySelector("[data-auth-form]"));
     const here = form ? form.dataset.next : location.pathname + location.search;
     const next = path === "/signin" && here.startsWith("/play/") ? "/play" : here;
     return `${path}?next=${encodeURIComponent(next)}`;
@@ -62,7 +63,7 @@ export async function showAccount(me) {
     if (cta) cta.replaceChildren(el("a", { class: "button", href: "/play", text: _("Play now") }), accountLink("/signup", _("Sign up to keep your games"), { class: "button ghost" }));
     return;
   }
-  const profile = document.querySelector("[data-nav-profile]");
+  const profile = /** @type {HTMLAnchorElement | null} */ (document.querySelector("[data-nav-profile]"));
   if (profile) {
     profile.href = `/u/${encodeURIComponent(me.username)}`;
     profile.hidden = false;
@@ -101,7 +102,7 @@ function onSubmit(form, submit) {
 }
 
 function wireAuthForm() {
-  const form = document.querySelector("[data-auth-form]");
+  const form = /** @type {HTMLFormElement | null} */ (document.querySelector("[data-auth-form]"));
   if (!form) return;
   onSubmit(form, async (fields) => {
     if (!fields.email) delete fields.email;
@@ -113,7 +114,7 @@ function wireAuthForm() {
 
 /** The password reset pages: ask for a link by e-mail, then (from the link) set a new password. */
 function wireResetForm() {
-  const form = document.querySelector("[data-reset-form]");
+  const form = /** @type {HTMLFormElement | null} */ (document.querySelector("[data-reset-form]"));
   if (!form) return;
   onSubmit(form, async (fields) => {
     if (form.dataset.resetForm === "request") {
@@ -125,32 +126,32 @@ function wireResetForm() {
       await api("POST", "/api/v1/auth/password-reset/confirm", { uid, token, new_password: fields.new_password });
     }
     form.hidden = true;
-    document.querySelector("[data-reset-done]").hidden = false;
+    /** @type {HTMLElement} */ (document.querySelector("[data-reset-done]")).hidden = false;
   });
 }
 
 /** The page of a verification e-mail's link: verifies the address when the player asks. */
 function wireVerifyForm() {
-  const form = document.querySelector("[data-verify-form]");
+  const form = /** @type {HTMLFormElement | null} */ (document.querySelector("[data-verify-form]"));
   if (!form) return;
   onSubmit(form, async () => {
     const { uid, token } = form.dataset;
     await api("POST", "/api/v1/auth/verify-email", { uid, token });
     form.hidden = true;
-    document.querySelector("[data-verify-done]").hidden = false;
+    /** @type {HTMLElement} */ (document.querySelector("[data-verify-done]")).hidden = false;
   });
 }
 
 /** Buttons with `data-open-dialog` open that dialog; the settings dialog saves as you tick. */
 function wireDialogs() {
-  for (const button of document.querySelectorAll("[data-open-dialog]")) {
-    button.addEventListener("click", () => document.getElementById(button.dataset.openDialog).showModal());
+  for (const button of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-open-dialog]"))) {
+    button.addEventListener("click", () => /** @type {HTMLDialogElement} */ (document.getElementById(button.dataset.openDialog)).showModal());
   }
-  const form = document.querySelector("#settings-dialog form");
+  const form = /** @type {HTMLFormElement | null} */ (document.querySelector("#settings-dialog form"));
   if (!form) return;
   const settings = loadSettings();
   for (const key of Object.keys(SETTINGS)) {
-    const box = form.elements[key];
+    const box = /** @type {HTMLInputElement} */ (form.elements.namedItem(key));
     box.checked = !!settings[key];
     box.addEventListener("change", () => {
       settings[key] = box.checked;
@@ -183,20 +184,21 @@ export function confirmDialog(title, text, okLabel) {
  *  them to their next sign-in; a guest's lives in the cookie only. The settings dialog's picker
  *  sends the same form. */
 function wireLanguage() {
-  const form = document.querySelector("[data-language-form]");
+  const form = /** @type {HTMLFormElement | null} */ (document.querySelector("[data-language-form]"));
   if (!form) return;
+  const field = (name) => /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
   const send = async (language) => {
-    form.elements.language.value = language;
+    field("language").value = language;
     // Back to where the player is now (the play page moves to /play/<id> without a reload).
-    form.elements.next.value = location.pathname + location.search + location.hash;
+    field("next").value = location.pathname + location.search + location.hash;
     const me = await currentUser();
     if (me && !me.is_guest) await api("PATCH", "/api/v1/me", { language }).catch(() => null);
     // The page's token may be stale: signing in, or becoming a guest on the play page, renews it.
     const fresh = await api("GET", "/api/v1/auth/csrf").catch(() => null);
-    if (fresh) form.elements.csrfmiddlewaretoken.value = fresh.csrf_token;
+    if (fresh) field("csrfmiddlewaretoken").value = fresh.csrf_token;
     form.submit();
   };
-  for (const select of document.querySelectorAll("[data-language-select]")) {
+  for (const select of /** @type {NodeListOf<HTMLSelectElement>} */ (document.querySelectorAll("[data-language-select]"))) {
     select.addEventListener("change", () => send(select.value));
   }
 }
