@@ -20,7 +20,7 @@ win rate and game length (and the same players' on random deals, engine only, as
 the heuristic), the entries flagged (with the reasons, by address sharing) and the entries
 missing from the final board; the run's time. The bench reads only what stays stable whatever
 the integrity rules: `Game.flag_reason` (non-empty: flagged), the final board (the entries of
-the board's current snapshot once closed) and the public profile. Exit status 1 when a target
+the board's current generation once closed) and the public profile. Exit status 1 when a target
 is missed, 2 when the server answered what no player expects (the figures are then wrong).
 
 Set-up: embedded mode (no DATABASE_URL or REDIS_URL: SQLite, Celery eager), debug off, a
@@ -656,7 +656,7 @@ def run_day(bench: Bench, scripts: list[tuple[float, str, Script]], clock: Any) 
 
 def close_day(bench: Bench, clock: Any) -> set[int]:
     """Close the board just after D+1 01:00; returns the final board's game ids (the entries
-    of the board's current snapshot)."""
+    of the board's current generation)."""
     from games.daily.services import closing as daily_closing
     from games.models import LeaderboardEntry
 
@@ -664,9 +664,9 @@ def close_day(bench: Bench, clock: Any) -> set[int]:
     clock.move_to(when)
     daily_closing.daily_close(daily_id=bench.daily.pk, now=when)
     bench.daily.refresh_from_db()
-    if bench.daily.snapshot_id is None:
+    if bench.daily.generation_id is None:
         return set()
-    entries = LeaderboardEntry.objects.filter(snapshot_id=bench.daily.snapshot_id)
+    entries = LeaderboardEntry.objects.filter(generation_id=bench.daily.generation_id)
     return set(entries.values_list("game_id", flat=True))
 
 

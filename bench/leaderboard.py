@@ -17,20 +17,20 @@ For each size, all on loopback:
    plus games that are left out of the board: still playing (size/100; a flagged game stays
    on an open board, under review, so an open board has `size` entries);
    then VACUUM ANALYZE and a CHECKPOINT (the burst of writes is the seed's, not the ranking's);
-3. times `games.daily.services.rankings.daily_rank` on the empty snapshot, then an idempotent
+3. times `games.daily.services.rankings.daily_rank` on the empty generation, then an idempotent
    re-run;
-4. takes a player at the middle of the board (`me` from the snapshot), and adds one more
-   finished game after the snapshot (`me` from Redis: every finished game of the board is
+4. takes a player at the middle of the board (`me` from the generation), and adds one more
+   finished game after the generation (`me` from Redis: every finished game of the board is
    put on its sorted set with a pipeline of ZADDs built with `games.daily.live`'s own key,
    score and member functions; the late game with `live.live_rank_add` itself);
 5. starts gunicorn (`config/gunicorn.py`, bench/harness.py's helpers and environment)
    and measures, one keep-alive client sending requests one after the other, p50/p99 of
    the stack's floor `GET /bench/constant` (bench/settings.py) and of
    `GET /api/v1/leaderboards/daily/{today}/D1N` for: page 1 (anonymous), a page in the
-   middle (anonymous), `?around=me` of the middle player (snapshot), `?around=me` of the late
+   middle (anonymous), `?around=me` of the middle player (generation), `?around=me` of the late
    player (live, from Redis); every answer is checked (status, count, `me.source`, rank);
 6. stops gunicorn and times `daily_rank` once more with the late game (the usual case: a board
-   re-ranked after a new game ended), checking that the late player is now in the snapshot.
+   re-ranked after a new game ended), checking that the late player is now in the generation.
 
 Every loop is bounded by a request count; gunicorn is stopped, the database dropped and the
 Redis db flushed on exit (`--keep` leaves the last database for EXPLAIN ANALYZE).
@@ -196,7 +196,7 @@ def token_for(user_id: int) -> str:
 
 def late_game(daily_id: int, like_position: int) -> tuple[int, int]:
     """A new player's game that finished now with the keys of the entry at `like_position`
-    (so it lands just behind it): not in the snapshot yet. Returns (user id, game id)."""
+    (so it lands just behind it): not in the generation yet. Returns (user id, game id)."""
     from django.db import connection, transaction
 
     with transaction.atomic(), connection.cursor() as cur:
@@ -218,7 +218,7 @@ def late_game(daily_id: int, like_position: int) -> tuple[int, int]:
                    g.score, g.leaderboard_score, g.undos, 0, g.foundations, g.snapshot, '',
                    false, '', now() - g.elapsed_ms * interval '1 millisecond', now(), g.elapsed_ms
             FROM games_dailydeal d
-            JOIN games_leaderboardentry e ON e.snapshot_id = d.snapshot_id
+            JOIN games_leaderboardentry e ON e.generation_id = d.generation_id
             JOIN games_game g ON g.id = e.game_id
             WHERE d.id = %s AND e.position = %s
             RETURNING id
@@ -332,14 +332,14 @@ def run_size(args: argparse.Namespace, env: dict[str, str], size: int) -> dict[s
     count, out["rank_again_s"] = timed_rank(daily_id)
     assert count == size
     print(
-        f"[{size}] daily_rank: {out['rank_first_s']:.2f} s (empty snapshot), "
+        f"[{size}] daily_rank: {out['rank_first_s']:.2f} s (empty generation), "
         f"{out['rank_again_s']:.2f} s (re-run)",
         flush=True,
     )
     with connection.cursor() as cur:
         cur.execute(
             "SELECT count(DISTINCT rank), count(*) FROM games_leaderboardentry"
-            " WHERE snapshot_id = (SELECT snapshot_id FROM games_dailydeal WHERE id = %s)",
+            " WHERE generation_id = (SELECT generation_id FROM games_dailydeal WHERE id = %s)",
             [daily_id],
         )
         distinct_ranks, rows = cur.fetchone()
@@ -348,7 +348,7 @@ def run_size(args: argparse.Namespace, env: dict[str, str], size: int) -> dict[s
         cur.execute(
             "SELECT g.user_id, e.rank FROM games_leaderboardentry e"
             " JOIN games_game g ON g.id = e.game_id"
-            " WHERE e.snapshot_id = (SELECT snapshot_id FROM games_dailydeal WHERE id = %s)"
+            " WHERE e.generation_id = (SELECT generation_id FROM games_dailydeal WHERE id = %s)"
             " AND e.position = %s",
             [daily_id, middle],
         )
@@ -380,7 +380,7 @@ def run_size(args: argparse.Namespace, env: dict[str, str], size: int) -> dict[s
 
         return check
 
-    def me_snapshot(data: dict[str, Any]) -> None:
+    def me_generation(data: dict[str, Any]) -> None:
         assert data["me"]["source"] == "snapshot" and data["me"]["rank"] == mid_rank, data["me"]
         assert data["page"] == (middle - 1) // 20 + 1, data["page"]
 
@@ -395,7 +395,7 @@ def run_size(args: argparse.Namespace, env: dict[str, str], size: int) -> dict[s
         ("page 1 (anonymous)", f"{url}?page=1", None, page_check(1)),
         (f"page {pages // 2 + 1} (anonymous)", f"{url}?page={pages // 2 + 1}", None,
          page_check(pages // 2 + 1)),
-        ("me, snapshot (?around=me)", f"{url}?around=me", mid_token, me_snapshot),
+        ("me, generation (?around=me)", f"{url}?around=me", mid_token, me_generation),
         ("me, live from Redis (?around=me)", f"{url}?around=me", late_token, me_live),
     ]  # fmt: skip
     out["load_before_http"] = Path("/proc/loadavg").read_text().split()[0]
@@ -418,8 +418,10 @@ def run_size(args: argparse.Namespace, env: dict[str, str], size: int) -> dict[s
     assert count == size + 1
     from games.models import DailyDeal, LeaderboardEntry
 
-    snapshot = DailyDeal.objects.get(pk=daily_id).snapshot_id
-    assert LeaderboardEntry.objects.filter(snapshot_id=snapshot, game__user_id=late_user).exists()
+    generation = DailyDeal.objects.get(pk=daily_id).generation_id
+    assert LeaderboardEntry.objects.filter(
+        generation_id=generation, game__user_id=late_user
+    ).exists()
     print(f"[{size}] daily_rank after one new game: {out['rank_new_game_s']:.2f} s", flush=True)
     return out
 
@@ -435,7 +437,7 @@ def report(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
         print(f"\n### {r['size']:,} entries")
         print("| measure | figure |")
         print("|---|---|")
-        print(f"| `daily_rank`, empty snapshot | {r['rank_first_s']:.2f} s |")
+        print(f"| `daily_rank`, empty generation | {r['rank_first_s']:.2f} s |")
         print(f"| `daily_rank`, idempotent re-run | {r['rank_again_s']:.2f} s |")
         print(f"| `daily_rank`, after one new game | {r['rank_new_game_s']:.2f} s |")
         for name, h in r["http"].items():

@@ -4,7 +4,7 @@ is re-ranked and the player's streak recounted)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -27,8 +27,15 @@ from games.models import (
     LeaderboardEntry,
 )
 
+# The admin's classes are generic in django-stubs only: subscripted for the type checker alone.
+if TYPE_CHECKING:
+    ModelAdmin = admin.ModelAdmin[Any]
+    ActionInlineBase = admin.TabularInline[Action, Game]
+else:
+    ModelAdmin, ActionInlineBase = admin.ModelAdmin, admin.TabularInline
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+
+class ReadOnlyAdmin(ModelAdmin):
     """Lists and shows rows; never adds, edits or deletes them."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -41,7 +48,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class ActionInline(admin.TabularInline):
+class ActionInline(ActionInlineBase):
     model = Action
     fields = ("seq", "notation", "score_after", "at_ms")
     readonly_fields = fields
@@ -252,7 +259,7 @@ class DailyDealAdmin(ReadOnlyAdmin):
 @admin.register(LeaderboardEntry)
 class LeaderboardEntryAdmin(ReadOnlyAdmin):
     list_display = (
-        "snapshot__daily",
+        "generation__daily",
         "rank",
         "game__user",
         "game__status",
@@ -261,8 +268,8 @@ class LeaderboardEntryAdmin(ReadOnlyAdmin):
         "game__undos",
         "game__elapsed_ms",
     )
-    list_filter = ("snapshot__daily__mode",)
-    list_select_related = ("snapshot__daily", "game__user")
+    list_filter = ("generation__daily__mode",)
+    list_select_related = ("generation__daily", "game__user")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[LeaderboardEntry]:
         # Each board's current generation only: a replaced one lingers for a grace period.
@@ -270,7 +277,7 @@ class LeaderboardEntryAdmin(ReadOnlyAdmin):
         return (
             super()
             .get_queryset(request)
-            .filter(snapshot_id=F("snapshot__daily__snapshot_id"))
+            .filter(generation_id=F("generation__daily__generation_id"))
             .defer("game__snapshot", "game__analysis")
         )
 

@@ -9,7 +9,7 @@ statement in place of a transaction of two), written from the models' metadata (
 is picked up), and the rows become model instances through Django's own converters and
 `Model.from_db`. A move in play costs one round trip to PostgreSQL, the commit: the game's
 row is kept in the process's memory as of its last committed action
-(`games.services._live_games`), and read from the database (`game_read`) only when that copy
+(`games.services._kept_games`), and read from the database (`game_read`) only when that copy
 is missing or not the one the caller has seen.
 """
 

@@ -215,9 +215,9 @@ class DailyDeal(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     ranked_at = models.DateTimeField(null=True, blank=True)
     entries_count = models.PositiveIntegerField(default=0)  # as of the last ranking
-    # The current generation of the rank snapshot (None before the first ranking).
-    snapshot = models.ForeignKey(
-        "LeaderboardSnapshot",
+    # The board's current ranking generation (None before the first ranking).
+    generation = models.ForeignKey(
+        "RankingGeneration",
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
@@ -294,47 +294,47 @@ class AttemptLink(models.Model):
         return f"game {self.game_id} linked to {self.other_id}"
 
 
-class LeaderboardSnapshot(models.Model):
-    """One generation of a board's rank snapshot: the entries one ranking run wrote.
+class RankingGeneration(models.Model):
+    """A board's ranking generation: the entries one ranking run wrote.
 
     A run builds a new generation beside the current one and then points the board at it
-    (`DailyDeal.snapshot`) in the same transaction, so readers see either the old snapshot or
+    (`DailyDeal.generation`) in the same transaction, so readers see either the old generation or
     the new one, never a half-built one. A replaced generation is `retired_at` the moment of
     the swap and dropped a grace period later
-    (`games.daily.services.rankings.SNAPSHOT_GRACE`), after any request that read the old
+    (`games.daily.services.rankings.GENERATION_GRACE`), after any request that read the old
     pointer has finished.
     """
 
-    daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="snapshots")
+    daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="generations")
     created_at = models.DateTimeField(auto_now_add=True)
     retired_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["retired_at"], name="games_lbsnap_retired")]
+        indexes = [models.Index(fields=["retired_at"], name="games_rankgen_retired")]
 
     def __str__(self) -> str:
-        return f"snapshot {self.pk} of {self.daily_id}"
+        return f"generation {self.pk} of {self.daily_id}"
 
 
 class LeaderboardEntry(models.Model):
-    """One row of a board's rank snapshot (one generation, `snapshot`): a game's rank and
+    """One row of a board's ranking generation (`generation`): a game's rank and
     place, written in bulk by the ranking job and never updated.
 
     A row holds only what the ranking computed; what it shows (player, result, moves, time)
     is read from its game, which does not change once finished. Narrow rows are what make
     a run at 1M entries fast: every byte of a row is written, and logged, a million times.
 
-    On PostgreSQL the table is partitioned by LIST (snapshot): each generation is a partition
+    On PostgreSQL the table is partitioned by LIST (generation): each generation is a partition
     of its own, built and indexed as a plain table, attached when complete and dropped whole
     when retired (games/migrations/0001_initial.py). So the table has no primary-key or unique
     constraint in the database (a partitioned table's keys must contain the partition key);
-    `id` is derived, `snapshot << 32 | position`, unique by construction. The foreign keys are
+    `id` is derived, `generation << 32 | position`, unique by construction. The foreign keys are
     not enforced by the database either: every row is derived from a `Game`.
     """
 
     id = models.BigIntegerField(primary_key=True)
-    snapshot = models.ForeignKey(
-        LeaderboardSnapshot,
+    generation = models.ForeignKey(
+        RankingGeneration,
         on_delete=models.CASCADE,
         related_name="entries",
         db_constraint=False,
@@ -351,11 +351,11 @@ class LeaderboardEntry(models.Model):
             # No index on the game or user: `me` finds its entry by a binary search over
             # positions (games.daily.selectors), and such an index cost a fifth of every
             # ranking run.
-            models.Index(fields=["snapshot", "position"], name="games_lb_snapshot_position"),
+            models.Index(fields=["generation", "position"], name="games_lb_generation_position"),
         ]
 
     def __str__(self) -> str:
-        return f"#{self.rank} game {self.game_id} in snapshot {self.snapshot_id}"
+        return f"#{self.rank} game {self.game_id} in generation {self.generation_id}"
 
 
 class DailyStreak(models.Model):

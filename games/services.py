@@ -194,7 +194,7 @@ def game_create(
         snapshot=_snapshot_dumps(state),
         started_at=timezone.now(),
     )
-    _keep_live(game)
+    _keep_row(game)
     return game
 
 
@@ -290,18 +290,18 @@ def _elapsed_ms(game: Game, now: datetime) -> int:
 # database's `seq` and status still match (`move_commit`). Gunicorn keeps a client's
 # connection on one worker, so its next move finds the row here. Rows are kept only once
 # committed (`on_commit`), never from a transaction that may still roll back.
-LIVE_GAMES_PER_PROCESS = 10_000  # ~1.5 KB each
-_live_games: ProcessMemo[int, tuple[Any, ...]] = ProcessMemo(max_entries=LIVE_GAMES_PER_PROCESS)
+KEPT_GAMES_PER_PROCESS = 10_000  # ~1.5 KB each
+_kept_games: ProcessMemo[int, tuple[Any, ...]] = ProcessMemo(max_entries=KEPT_GAMES_PER_PROCESS)
 
 
-def _keep_live(game: Game) -> None:
+def _keep_row(game: Game) -> None:
     """Keep the game's row in this process's memory once the transaction commits."""
-    transaction.on_commit(functools.partial(_live_games.put, game.pk, game_row(game)))
+    transaction.on_commit(functools.partial(_kept_games.put, game.pk, game_row(game)))
 
 
 def _live_game(*, game_id: int, user: User, seq: int) -> Game | None:
     """The caller's game from this process's memory, if kept there at the caller's `seq`."""
-    row = _live_games.get(game_id)
+    row = _kept_games.get(game_id)
     if row is None:
         return None
     game = game_from_row(row)
@@ -402,7 +402,7 @@ def game_action_apply(
             raise
         # The kept row may be older than the database's (another process applied an action
         # since): a stale `seq` answers 409 first, whatever the action.
-        _live_games.discard(game_id)
+        _kept_games.discard(game_id)
         _check_playable(game_read(game_id=game_id, user=user, token=token), seq, now, token)
         raise
     if state.is_over:
@@ -412,11 +412,11 @@ def game_action_apply(
     entries = _entries(applied)
     _record(game, state, len(entries))
     if not move_commit(game, entries, read_seq=seq, at_ms=_elapsed_ms(game, now), token=token):
-        _live_games.discard(game_id)
+        _kept_games.discard(game_id)
         # Says why: the token, the game's end or its closed board; else another action won.
         _check_playable(game_read(game_id=game_id, user=user, token=token), seq, now, token)
         raise SeqMismatchError(gettext("Another action was applied first: reload the game."))
-    _keep_live(game)
+    _keep_row(game)
     return game, state
 
 
@@ -450,7 +450,7 @@ def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.G
     log_append(game, entries, game.seq, at_ms)
     _record(game, state, len(entries))
     if state.is_over:
-        _live_games.discard(game.pk)
+        _kept_games.discard(game.pk)
         game.finished_at = now
         game.elapsed_ms = at_ms
         log = _log_notations(game)

@@ -26,7 +26,7 @@ logger = logging.getLogger(__name__)
 
 @shared_task(acks_late=True, soft_time_limit=120, time_limit=150)
 def rank_daily(day: str, mode: str) -> int:
-    """Rebuild one board's rank snapshot; returns the number of entries."""
+    """Rank one board anew (a new ranking generation); returns the number of entries."""
     daily = DailyDeal.objects.filter(date=date.fromisoformat(day), mode=mode).first()
     return rankings.daily_rank(daily_id=daily.pk) if daily is not None else 0
 

@@ -1,13 +1,13 @@
-"""Live ranks between snapshots: one Redis sorted set per open board.
+"""Live ranks between generations: one Redis sorted set per open board.
 
-The database snapshot (`LeaderboardEntry`) stays the source of truth: everything here is
-best effort, and a Redis error only means the API answers from the snapshot (and this process
-leaves Redis alone for a few seconds: `config.cache.cache_failed`).
+The board's ranking generation in the database (`LeaderboardEntry`) stays the source of truth:
+everything here is best effort, and a Redis error only means the API answers from the
+generation (and this process leaves Redis alone for a few seconds: `config.cache.cache_failed`).
 
 Every member has the score 0 and is the game's ranking key as text, then its id
 (`games.daily.ranking`): Redis orders members of equal scores byte by byte, so the set lies in
 ranking order, and a game's rank is 1 + the number of members whose key text is smaller
-(ZLEXCOUNT), which gives tied games one rank, as the snapshot's RANK() does.
+(ZLEXCOUNT), which gives tied games one rank, as the generation's RANK() does.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def live_rank_remove(*, game_id: int) -> None:
 def live_rank(*, game: Game) -> tuple[int, int] | None:
     """(rank, players on the board) of a finished ranked game from the sorted set, or None
     when there is no Redis, the game is not on it, or Redis cannot answer. Tied games share
-    a rank, as on the snapshot."""
+    a rank, as on the generation."""
     if game.daily_id is None or game.finished_at is None or game.elapsed_ms is None:
         return None
     key, key_text, name = _entry(game)
@@ -117,7 +117,7 @@ def live_rank(*, game: Game) -> tuple[int, int] | None:
 
 
 def live_board_drop(*, daily_id: int) -> None:
-    """Forget a final board's sorted set: the final snapshot answers from now on. Tried even
+    """Forget a final board's sorted set: the final generation answers from now on. Tried even
     while this process leaves Redis alone (the set has no expiry)."""
     keys = (_KEY.format(daily_id=daily_id), _OLD_KEY.format(daily_id=daily_id))
     _on_redis(f"drop board {daily_id}", lambda client: client.delete(*keys), even_paused=True)

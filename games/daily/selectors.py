@@ -111,13 +111,13 @@ _ENTRY_GAME_FIELDS = (
 def daily_leaderboard(
     *, daily: DailyDeal, user: User | AnonymousUser, page: int | None, around_me: bool
 ) -> dict[str, Any]:
-    """One page of a board's rank snapshot, and the caller's place (`me`).
+    """One page of a board's ranking generation, and the caller's place (`me`).
 
-    Pages are ranges of the snapshot's `position`, so a deep page costs what page 1 costs.
-    Everything is read from the generation the board points at (`DailyDeal.snapshot`), and the
+    Pages are ranges of the generation's `position`, so a deep page costs what page 1 costs.
+    Everything is read from the generation the board points at (`DailyDeal.generation`), and the
     count is the one stored with it: no COUNT(*) on read.
     While the board is open and Redis is configured, `me` comes from the live sorted set
-    when the snapshot does not have the caller's finished game yet.
+    when the generation does not have the caller's finished game yet.
 
     :raises NotFoundError: a page past the end.
     """
@@ -140,7 +140,7 @@ def daily_leaderboard(
     first = (page - 1) * PAGE_SIZE + 1
     rows = (
         LeaderboardEntry.objects.filter(
-            snapshot_id=daily.snapshot_id, position__gte=first, position__lt=first + PAGE_SIZE
+            generation_id=daily.generation_id, position__gte=first, position__lt=first + PAGE_SIZE
         )
         .select_related("game__user")
         .only(
@@ -170,10 +170,10 @@ def daily_leaderboard(
 
 
 def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any] | None:
-    """The caller's rank and percentile: from the snapshot, else live, else None."""
+    """The caller's rank and percentile: from the generation, else live, else None."""
     if not user.is_authenticated:
         return None
-    row = _snapshot_entry(daily=daily, user=user)
+    row = _generation_entry(daily=daily, user=user)
     if row is not None:
         (rank, position), count = row, daily.entries_count
         source = "snapshot"
@@ -193,7 +193,7 @@ def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any]
     }
 
 
-# A snapshot's entries lie in ranking order by `position`, so a game's entry is found by a
+# A generation's entries lie in ranking order by `position`, so a game's entry is found by a
 # binary search over positions (about 20 index probes at 1M, in one statement) instead of an
 # index on the user, which cost a fifth of every ranking run at 1M (docs/daily.md).
 def _rank_tuple(alias: str) -> str:
@@ -205,9 +205,9 @@ def _rank_tuple(alias: str) -> str:
 
 
 @functools.cache
-def _snapshot_entry_sql() -> str:
-    """The search of `_snapshot_entry`, built once per process. Parameters: board, user,
-    entries count + 1, snapshot, entries count + 1, snapshot, snapshot."""
+def _generation_entry_sql() -> str:
+    """The search of `_generation_entry`, built once per process. Parameters: board, user,
+    entries count + 1, generation, entries count + 1, generation, generation."""
     q = connection.ops.quote_name
     entries, games = q(LeaderboardEntry._meta.db_table), q(Game._meta.db_table)
     ranked, game = _rank_tuple("ranked"), _rank_tuple("g")
@@ -217,7 +217,7 @@ def _snapshot_entry_sql() -> str:
     probe = (
         f"(SELECT ({ranked}) < (SELECT * FROM mine) FROM {entries} e"
         f" JOIN {games} ranked ON ranked.id = e.game_id"
-        f" WHERE e.snapshot_id = %s AND e.position = {{at}})"
+        f" WHERE e.generation_id = %s AND e.position = {{at}})"
     )
     lo = "CASE WHEN before THEN (lo + hi) / 2 + 1 ELSE lo END"
     hi = "CASE WHEN before THEN hi ELSE (lo + hi) / 2 END"
@@ -232,20 +232,21 @@ def _snapshot_entry_sql() -> str:
             FROM search WHERE lo < hi
         )
         SELECT e.rank, e.position FROM {entries} e
-        WHERE e.snapshot_id = %s AND e.position = (SELECT MAX(lo) FROM search)
+        WHERE e.generation_id = %s AND e.position = (SELECT MAX(lo) FROM search)
           AND e.game_id = (SELECT id FROM mine)
     """
 
 
-def _snapshot_entry(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
-    """(rank, position) of the user's ranked game in the board's current snapshot; None when
+def _generation_entry(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
+    """(rank, position) of the user's ranked game in the board's current generation; None when
     it is not in it (no finished game, finished after the ranking, or flagged then)."""
-    if daily.snapshot_id is None or not daily.entries_count:
+    if daily.generation_id is None or not daily.entries_count:
         return None
-    end, snapshot = daily.entries_count + 1, daily.snapshot_id
+    end, generation = daily.entries_count + 1, daily.generation_id
     with connection.cursor() as cursor:
         cursor.execute(
-            _snapshot_entry_sql(), [daily.pk, user.pk, end, snapshot, end, snapshot, snapshot]
+            _generation_entry_sql(),
+            [daily.pk, user.pk, end, generation, end, generation, generation],
         )
         row = cursor.fetchone()
     return (int(row[0]), int(row[1])) if row else None

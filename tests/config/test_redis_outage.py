@@ -114,7 +114,7 @@ def pause(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> st
 @pytest.fixture
 def boards(make_user: Callable[..., Any]) -> Iterator[dict[str, str]]:
     """At noon of DAY (time standing still), the day's boards made, and the tokens of two
-    players who finished their ranked attempt: `ranked`'s is in the board's snapshot,
+    players who finished their ranked attempt: `ranked`'s is in the board's generation,
     `unranked`'s is not yet (its rank would come from Redis)."""
     from games.daily.services import attempts as daily_attempts
     from games.daily.services import deals as daily_deals
@@ -170,7 +170,7 @@ class Calls:
 
 @pytest.mark.django_db
 def test_the_api_answers_from_the_database(boards, outage, pause):
-    """Tokens from the database, throttles counted in the process, ranks from the snapshot:
+    """Tokens from the database, throttles counted in the process, ranks from the generation:
     every answer as usual but health's, each within WITHIN_S."""
     call = Calls()
     body = {"username": "outage_player", "password": "correct-horse-battery"}

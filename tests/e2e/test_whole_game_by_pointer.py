@@ -67,7 +67,7 @@ def finger_press(page: Any, at: Point) -> None:
 
 def card_move(page: Any, src: str, dst: str, count: int, drag: Drag) -> None:
     """Drags the card `count` from the top of `src` (a run's first card) so that the point
-    the board drops by (the card's upper middle, see board.js `dropTarget`) lands in `dst`:
+    the board drops by (the card's upper middle, see pointer.js `dropTarget`) lands in `dst`:
     on its last card, or its empty slot (a foundation: always its slot)."""
     card = pile_cards(page, src)[-count]
     settle(page)  # cards in flight are not yet where the drag must start or end

@@ -155,7 +155,7 @@ def test_a_bad_kept_hint_line_means_a_fresh_search(start, auth_client, entry):
 
 def test_a_move_on_a_game_not_kept_in_memory_costs_two_round_trips(start, act, sql_sent):
     """A game is kept in memory only once committed, which this test's transaction never is:
-    each move reads the game (test_live_games has the one-statement move)."""
+    each move reads the game (test_kept_games has the one-statement move)."""
     from django.db import connection
 
     game = start()

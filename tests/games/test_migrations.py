@@ -57,11 +57,11 @@ def test_the_indexes_and_constraints_named_in_the_models_exist():
 
 def test_the_dropped_indexes_stay_dropped():
     """No index on the move log's game alone (the unique (game, seq) index serves), and none on
-    an entry's game or snapshot alone."""
+    an entry's game or generation alone."""
     for model, column in (
         (Action, "game_id"),
         (LeaderboardEntry, "game_id"),
-        (LeaderboardEntry, "snapshot_id"),
+        (LeaderboardEntry, "generation_id"),
     ):
         single = [
             name
@@ -101,7 +101,7 @@ def test_the_trigger_function_opens_its_hatch_for_the_owner_only():
 
 
 @pytest.mark.postgres
-def test_the_entry_table_is_partitioned_by_snapshot_and_has_no_keys():
+def test_the_entry_table_is_partitioned_by_generation_and_has_no_keys():
     table = LeaderboardEntry._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
@@ -111,7 +111,7 @@ def test_the_entry_table_is_partitioned_by_snapshot_and_has_no_keys():
             " WHERE c.oid = %s::regclass",
             [table],
         )
-        assert cursor.fetchall() == [("p", "l", "snapshot_id")]
+        assert cursor.fetchall() == [("p", "l", "generation_id")]
     keys = [
         name for name, info in _constraints(table).items() if info["primary_key"] or info["unique"]
     ]

@@ -25,7 +25,7 @@ from games import engine
 from games.daily import integrity
 from games.daily.services import closing as daily_closing
 from games.daily.services import rankings as daily_rankings
-from games.models import Action, DailyDeal, Game, LeaderboardSnapshot
+from games.models import Action, DailyDeal, Game, RankingGeneration
 from games.services import game_analyse
 from tests.games import service_role
 from tests.games.conftest import CODE
@@ -57,8 +57,10 @@ def _act(client: APIClient, game: dict[str, Any], notation: str) -> dict[str, An
 
 
 def _generations(daily: DailyDeal) -> list[tuple[str, str]]:
-    """(schema, owner) of each partition table that holds a rank snapshot of the board."""
-    names = [f"games_leaderboardentry_s{pk}" for pk in daily.snapshots.values_list("pk", flat=True)]
+    """(schema, owner) of each partition table that holds a ranking generation of the board."""
+    names = [
+        f"games_leaderboardentry_g{pk}" for pk in daily.generations.values_list("pk", flat=True)
+    ]
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.relnamespace::regnamespace::text, pg_get_userbyid(c.relowner)::text"
@@ -195,8 +197,8 @@ def test_a_daily_board_as_the_service_role(service, api_client, make_user):
         assert daily_rankings.daily_rank(daily_id=daily.pk) == 2
         assert daily_rankings.daily_rank(daily_id=daily.pk) == 2
         assert _generations(daily) == [(service, service)] * 2
-        later = timezone.now() + daily_rankings.SNAPSHOT_GRACE + timedelta(seconds=1)
-        assert daily_rankings.snapshots_drop_retired(now=later) == 1
+        later = timezone.now() + daily_rankings.GENERATION_GRACE + timedelta(seconds=1)
+        assert daily_rankings.generations_drop_retired(now=later) == 1
         assert len(_generations(daily)) == 1
         board = api_client.get(BOARD).json()
         assert board["count"] == 2 and {e["game"] for e in board["entries"]} == {
@@ -206,9 +208,9 @@ def test_a_daily_board_as_the_service_role(service, api_client, make_user):
     with time_machine.travel(at(NEXT, 1, 30), tick=False):
         # The beat's close: final ranking, streaks, the attempts' origins purged.
         assert daily_closing.daily_close(daily_id=daily.pk)
-        later = timezone.now() + daily_rankings.SNAPSHOT_GRACE + timedelta(seconds=1)
-        assert daily_rankings.snapshots_drop_retired(now=later) == 1
-        assert LeaderboardSnapshot.objects.filter(daily=daily).count() == 1
+        later = timezone.now() + daily_rankings.GENERATION_GRACE + timedelta(seconds=1)
+        assert daily_rankings.generations_drop_retired(now=later) == 1
+        assert RankingGeneration.objects.filter(daily=daily).count() == 1
         assert len(_generations(daily)) == 1
         assert api_client.get(BOARD).json()["final"] is True
     assert Game.objects.filter(daily=daily).count() == 2

@@ -4,6 +4,7 @@ import { el } from "./dom.js";
 import { gettext, interpolate, ngettext } from "./i18n.js";
 
 export const SUITS = ["S", "H", "D", "C"]; // the fixed foundation order f1..f4 (rules §1)
+export const COLUMNS = ["t1", "t2", "t3", "t4", "t5", "t6", "t7"]; // the tableau, left to right
 const SUIT_GLYPH = { S: "♠", H: "♥", D: "♦", C: "♣" };
 // Functions, so that each word is looked up in the catalog when it is said.
 const SUIT_WORD = { S: () => gettext("spades"), H: () => gettext("hearts"), D: () => gettext("diamonds"), C: () => gettext("clubs") };

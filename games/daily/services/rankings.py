@@ -1,4 +1,4 @@
-"""Daily challenge writes: a board's ranking generations (docs/daily.md, "Snapshot
+"""Daily challenge writes: a board's ranking generations (docs/daily.md, "Ranking
 generations"), built by one window-function query, swapped in, and dropped once retired."""
 
 from __future__ import annotations
@@ -17,19 +17,19 @@ from games.models import (
     DailyDeal,
     Game,
     LeaderboardEntry,
-    LeaderboardSnapshot,
+    RankingGeneration,
 )
 
 logger = logging.getLogger("games.daily")
 
-# A retired snapshot generation is kept this long after the swap that replaced it, so that a
+# A retired ranking generation is kept this long after the swap that replaced it, so that a
 # request that read the old pointer can still read its rows (gunicorn's timeout is 30 s).
-SNAPSHOT_GRACE = timedelta(seconds=60)
+GENERATION_GRACE = timedelta(seconds=60)
 
 # The ranking order (games.daily.ranking) in SQL, then the game id, which orders tied games'
-# positions. (Also the order that games.daily.selectors searches a snapshot in.)
+# positions. (Also the order that games.daily.selectors searches a generation in.)
 _RANK_ORDER = ", ".join(["k DESC", *(f"{column} ASC" for column in RANK_TIES)])
-_ENTRY_COLUMNS = "id, snapshot_id, game_id, rank, position"
+_ENTRY_COLUMNS = "id, generation_id, game_id, rank, position"
 
 
 def _ranked_rows_sql(*, final: bool) -> str:
@@ -46,11 +46,11 @@ def _ranked_rows_sql(*, final: bool) -> str:
     only the keys and the game id. The casts give each column the entry table's exact type,
     which a partition created from this SELECT must have.
 
-    Parameters: the snapshot id (twice) and the board's id. `id` is snapshot << 32 | position.
+    Parameters: the generation id (twice) and the board's id. `id` is generation << 32 | position.
     """
     return f"""
         SELECT CAST(%s * 4294967296 + position AS bigint) AS id,
-               CAST(%s AS bigint) AS snapshot_id, game_id,
+               CAST(%s AS bigint) AS generation_id, game_id,
                CAST(rank AS integer) AS rank, CAST(position AS integer) AS position
         FROM (
             SELECT sorted.game_id, RANK() OVER w AS rank, ROW_NUMBER() OVER w AS position
@@ -68,7 +68,7 @@ def _ranked_rows_sql(*, final: bool) -> str:
     """
 
 
-# Planner settings for the statement that builds a PostgreSQL generation (_snapshot_build).
+# Planner settings for the statement that builds a PostgreSQL generation (_generation_build).
 _RANKING_SETTINGS = (
     ("work_mem", "'256MB'"),
     ("jit", "off"),
@@ -77,15 +77,15 @@ _RANKING_SETTINGS = (
 )
 
 
-def _partition(snapshot_id: int) -> str:
-    """The PostgreSQL partition that holds one snapshot generation."""
-    return f"{LeaderboardEntry._meta.db_table}_s{int(snapshot_id)}"
+def _partition(generation_id: int) -> str:
+    """The PostgreSQL partition that holds one ranking generation."""
+    return f"{LeaderboardEntry._meta.db_table}_g{int(generation_id)}"
 
 
-def _partition_constraints_sql(cursor: CursorWrapper, *, snapshot_id: int) -> str:
+def _partition_constraints_sql(cursor: CursorWrapper, *, generation_id: int) -> str:
     """The ALTER TABLE clauses that give a partition built by CREATE TABLE AS what ATTACH
     PARTITION requires: the entry table's NOT NULL columns and CHECK constraints (same names),
-    and a CHECK on the snapshot id, which lets ATTACH skip its own validation scan. Read from
+    and a CHECK on the generation id, which lets ATTACH skip its own validation scan. Read from
     the catalog, so they follow the migrations."""
     entry = LeaderboardEntry._meta.db_table
     q = connection.ops.quote_name
@@ -101,35 +101,35 @@ def _partition_constraints_sql(cursor: CursorWrapper, *, snapshot_id: int) -> st
         [entry],
     )
     clauses += [f"ADD CONSTRAINT {q(name)} {check}" for name, check in cursor.fetchall()]
-    clauses.append(f"ADD CHECK (snapshot_id = {int(snapshot_id)})")
+    clauses.append(f"ADD CHECK (generation_id = {int(generation_id)})")
     return ", ".join(clauses)
 
 
-def _snapshot_build(*, snapshot_id: int, daily_id: int, final: bool) -> int:
+def _generation_build(*, generation_id: int, daily_id: int, final: bool) -> int:
     """Write a board's new generation of entries; returns how many.
 
     On PostgreSQL the generation is a fresh table, created by CREATE TABLE ... AS from the
     ranking SELECT (which, unlike INSERT ... SELECT, may scan and sort the games in parallel
     workers, and checks no constraint row by row), then given the entry table's constraints
     in one validating pass, indexed (a sorted bulk build), and attached as the partition for
-    `snapshot_id`. ATTACH takes only a SHARE UPDATE EXCLUSIVE lock on the parent: readers go
+    `generation_id`. ATTACH takes only a SHARE UPDATE EXCLUSIVE lock on the parent: readers go
     on. Must run inside the transaction that swaps the board's pointer.
     """
     entry = LeaderboardEntry._meta.db_table
-    params = [snapshot_id, snapshot_id, daily_id]
+    params = [generation_id, generation_id, daily_id]
     with connection.cursor() as cursor:
         if connection.vendor != "postgresql":
             cursor.execute(
                 f"INSERT INTO {entry} ({_ENTRY_COLUMNS}) {_ranked_rows_sql(final=final)}", params
             )
             return cursor.rowcount
-        part = _partition(snapshot_id)
+        part = _partition(generation_id)
         # For the ranking statement only (reset below, as the closing transaction goes on):
         # a big board's sort in memory, not on disk (each parallel worker sorts its share
         # within this much: about 40 MB each at 1M); no JIT, whose compilation costs seconds
         # here; and a parallel scan and sort, which the default costs refuse for the million
         # rows the leader then merges, though it saved about 0.6 s of 3 at 1M
-        # (docs/daily.md, "Snapshot generations").
+        # (docs/daily.md, "Ranking generations").
         for name, value in _RANKING_SETTINGS:
             cursor.execute(f"SET LOCAL {name} = {value}")
         # The id is new, so a table of that name can only be debris (a flushed test database).
@@ -145,26 +145,26 @@ def _snapshot_build(*, snapshot_id: int, daily_id: int, final: bool) -> int:
         for name, _ in _RANKING_SETTINGS:
             cursor.execute(f"SET LOCAL {name} TO DEFAULT")
         cursor.execute(
-            f"ALTER TABLE {part} {_partition_constraints_sql(cursor, snapshot_id=snapshot_id)}"
+            f"ALTER TABLE {part} {_partition_constraints_sql(cursor, generation_id=generation_id)}"
         )
         # The parent's index, matched by definition when the partition is attached.
-        cursor.execute(f"CREATE INDEX ON {part} (snapshot_id, position)")
+        cursor.execute(f"CREATE INDEX ON {part} (generation_id, position)")
         cursor.execute(
-            f"ALTER TABLE {entry} ATTACH PARTITION {part} FOR VALUES IN ({int(snapshot_id)})"
+            f"ALTER TABLE {entry} ATTACH PARTITION {part} FOR VALUES IN ({int(generation_id)})"
         )
     return count
 
 
 def daily_rank(*, daily_id: int) -> int:
-    """Rank a board: build a new generation of its rank snapshot with set-based SQL (RANK()
+    """Rank a board: build a new ranking generation with set-based SQL (RANK()
     and ROW_NUMBER() window functions over its finished games, one bulk write; a final board
     leaves out games.models.OFF_FINAL_BOARD), then point the board at it, in one transaction.
 
-    Readers follow the board's pointer, so they see the old snapshot or the new one, never a
+    Readers follow the board's pointer, so they see the old generation or the new one, never a
     half-built one. Runs on the same board are serialized by a lock on the board's row (FOR NO
     KEY UPDATE, which does not hold up the starts that reference the board), so the later run
     ranks everything the earlier one saw. The replaced generation is retired and dropped after
-    SNAPSHOT_GRACE, once this transaction has committed (`snapshots_drop_retired`).
+    GENERATION_GRACE, once this transaction has committed (`generations_drop_retired`).
 
     Idempotent: running it twice gives the same entries. Returns the number of entries.
     """
@@ -172,21 +172,23 @@ def daily_rank(*, daily_id: int) -> int:
         daily = DailyDeal.objects.select_for_update(no_key=True).filter(pk=daily_id).first()
         if daily is None:
             return 0
-        snapshot = LeaderboardSnapshot.objects.create(daily=daily)
-        count = _snapshot_build(snapshot_id=snapshot.pk, daily_id=daily_id, final=daily.is_final)
+        generation = RankingGeneration.objects.create(daily=daily)
+        count = _generation_build(
+            generation_id=generation.pk, daily_id=daily_id, final=daily.is_final
+        )
         now = timezone.now()
-        LeaderboardSnapshot.objects.filter(daily=daily, retired_at__isnull=True).exclude(
-            pk=snapshot.pk
+        RankingGeneration.objects.filter(daily=daily, retired_at__isnull=True).exclude(
+            pk=generation.pk
         ).update(retired_at=now)
         DailyDeal.objects.filter(pk=daily_id).update(
-            snapshot=snapshot, ranked_at=now, entries_count=count
+            generation=generation, ranked_at=now, entries_count=count
         )
-        transaction.on_commit(snapshots_drop_retired)
+        transaction.on_commit(generations_drop_retired)
     return count
 
 
-def snapshots_drop_retired(*, now: datetime | None = None) -> int:
-    """Drop the snapshot generations retired more than SNAPSHOT_GRACE ago; returns how many.
+def generations_drop_retired(*, now: datetime | None = None) -> int:
+    """Drop the ranking generations retired more than GENERATION_GRACE ago; returns how many.
 
     On PostgreSQL a generation is dropped as a whole partition (no dead rows to vacuum). That
     briefly locks the parent table, so it waits at most a second for readers: when it cannot
@@ -194,7 +196,7 @@ def snapshots_drop_retired(*, now: datetime | None = None) -> int:
     """
     now = now or timezone.now()
     stale = list(
-        LeaderboardSnapshot.objects.filter(retired_at__lt=now - SNAPSHOT_GRACE).values_list(
+        RankingGeneration.objects.filter(retired_at__lt=now - GENERATION_GRACE).values_list(
             "pk", flat=True
         )
     )
@@ -207,8 +209,8 @@ def snapshots_drop_retired(*, now: datetime | None = None) -> int:
                     cursor.execute("SET LOCAL lock_timeout = '1s'")
                     cursor.execute(f"DROP TABLE IF EXISTS {', '.join(map(_partition, stale))}")
             # Elsewhere this deletes the generations' entries (the foreign key's cascade).
-            LeaderboardSnapshot.objects.filter(pk__in=stale).delete()
+            RankingGeneration.objects.filter(pk__in=stale).delete()
     except OperationalError:
-        logger.warning("could not drop retired snapshots %s yet", stale, exc_info=True)
+        logger.warning("could not drop retired generations %s yet", stale, exc_info=True)
         return 0
     return len(stale)

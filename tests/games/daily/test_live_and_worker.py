@@ -71,10 +71,10 @@ BOARD = st.lists(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(board=BOARD)
-def test_every_live_rank_is_the_rank_of_the_snapshot_of_the_same_games(
+def test_every_live_rank_is_the_rank_of_the_generation_of_the_same_games(
     daily, finished_attempt, board
 ):
-    """The live rank (Redis) and the board's rank (the snapshot's SQL) come from one
+    """The live rank (Redis) and the board's rank (the generation's SQL) come from one
     definition: they differed on full ties (a shared RANK() against ZREVRANK's position)."""
     from django.db import transaction
     from django_redis import get_redis_connection
@@ -89,7 +89,7 @@ def test_every_live_rank_is_the_rank_of_the_snapshot_of_the_same_games(
         daily_rankings.daily_rank(daily_id=daily.pk)
         daily.refresh_from_db()
         ranks = dict(
-            LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id).values_list(
+            LeaderboardEntry.objects.filter(generation_id=daily.generation_id).values_list(
                 "game_id", "rank"
             )
         )
@@ -102,7 +102,7 @@ def test_every_live_rank_is_the_rank_of_the_snapshot_of_the_same_games(
 
 @pytest.mark.redis
 @pytest.mark.django_db
-def test_live_rank_answers_before_the_snapshot(daily, finished_attempt, api_client):
+def test_live_rank_answers_before_the_generation(daily, finished_attempt, api_client):
     from django_redis import get_redis_connection
 
     from accounts.tokens import token_create
@@ -114,12 +114,12 @@ def test_live_rank_answers_before_the_snapshot(daily, finished_attempt, api_clie
         live.live_rank_add(game_id=game.pk)
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=mine.user)[1]}")
     board = api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()
-    assert board["count"] == 0  # no snapshot yet
+    assert board["count"] == 0  # no generation yet
     assert board["me"] == {"rank": 2, "count": 2, "percentile": 50.0, "source": "live"}
 
 
 @pytest.mark.django_db
-def test_without_redis_the_snapshot_answers(daily, finished_attempt, api_client, settings):
+def test_without_redis_the_generation_answers(daily, finished_attempt, api_client, settings):
     from accounts.tokens import token_create
 
     settings.EMBEDDED = True  # as if Redis were gone: no live ranks

@@ -73,7 +73,7 @@ def test_rank_is_idempotent(daily, finished_attempt):
 
     def current() -> list[tuple[int, int, int]]:
         daily.refresh_from_db()
-        rows = LeaderboardEntry.objects.filter(snapshot=daily.snapshot).order_by("position")
+        rows = LeaderboardEntry.objects.filter(generation=daily.generation).order_by("position")
         return list(rows.values_list("game_id", "rank", "position"))
 
     daily_rankings.daily_rank(daily_id=daily.pk)
@@ -213,7 +213,7 @@ def test_tied_games_take_positions_in_id_order(daily, finished_attempt):
     Game.objects.filter(pk__in=[g.pk for g in tied]).update(finished_at=at)
     assert daily_rankings.daily_rank(daily_id=daily.pk) == 8
     daily.refresh_from_db()
-    rows = LeaderboardEntry.objects.filter(snapshot=daily.snapshot).order_by("position")
+    rows = LeaderboardEntry.objects.filter(generation=daily.generation).order_by("position")
     assert [(r.game_id, r.rank, r.position) for r in rows] == [
         (g.pk, 1, i) for i, g in enumerate(sorted(tied, key=lambda g: g.pk), start=1)
     ]

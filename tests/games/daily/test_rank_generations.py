@@ -1,9 +1,10 @@
-"""Rank snapshots in generations (`daily_rank`, `snapshots_drop_retired`): re-ranking after a
+"""Ranking generations (`daily_rank`, `generations_drop_retired`): re-ranking after a
 new game, the pointer swap seen by readers, retired generations dropped after the grace period,
 and concurrent rank jobs on PostgreSQL."""
 
 from __future__ import annotations
 
+import importlib
 import threading
 from datetime import timedelta
 
@@ -12,7 +13,7 @@ from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from games.daily.services import rankings as daily_rankings
-from games.models import DailyDeal, LeaderboardEntry, LeaderboardSnapshot
+from games.models import DailyDeal, LeaderboardEntry, RankingGeneration
 from tests.games.daily.conftest import DAY
 
 URL = f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N"
@@ -21,7 +22,7 @@ URL = f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N"
 def _current(daily: DailyDeal) -> list[tuple[str, int, int]]:
     """(username, rank, position) of the entries of the generation the board points at."""
     daily.refresh_from_db()
-    rows = LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id).order_by("position")
+    rows = LeaderboardEntry.objects.filter(generation_id=daily.generation_id).order_by("position")
     return list(rows.values_list("game__user__username", "rank", "position"))
 
 
@@ -38,15 +39,15 @@ def test_rerank_after_a_new_game_shifts_the_board(daily, finished_attempt, api_c
     for i in range(3):
         finished_attempt(daily, username=f"p{i}", won=True, score=500 - i, moves=100, elapsed_ms=9)
     assert daily_rankings.daily_rank(daily_id=daily.pk) == 3
-    first = DailyDeal.objects.get(pk=daily.pk).snapshot_id
+    first = DailyDeal.objects.get(pk=daily.pk).generation_id
     finished_attempt(daily, username="top", won=True, score=900, moves=100, elapsed_ms=9)
     assert daily_rankings.daily_rank(daily_id=daily.pk) == 4
     assert _current(daily) == [("top", 1, 1), ("p0", 2, 2), ("p1", 3, 3), ("p2", 4, 4)]
     board = api_client.get(URL).json()
     assert board["count"] == 4 and [e["user"] for e in board["entries"]][:2] == ["top", "p0"]
     # The replaced generation is retired, not rewritten: its rows are still the old ranking.
-    assert LeaderboardSnapshot.objects.get(pk=first).retired_at is not None
-    assert LeaderboardEntry.objects.filter(snapshot_id=first).count() == 3
+    assert RankingGeneration.objects.get(pk=first).retired_at is not None
+    assert LeaderboardEntry.objects.filter(generation_id=first).count() == 3
 
 
 @pytest.mark.django_db
@@ -59,21 +60,21 @@ def test_a_board_without_ranking_reads_empty(daily, api_client):
 def test_retired_generations_are_dropped_after_the_grace(daily, finished_attempt, api_client):
     finished_attempt(daily, won=True, score=700, moves=100, elapsed_ms=1000)
     daily_rankings.daily_rank(daily_id=daily.pk)
-    old = DailyDeal.objects.get(pk=daily.pk).snapshot_id
+    old = DailyDeal.objects.get(pk=daily.pk).generation_id
     daily_rankings.daily_rank(daily_id=daily.pk)
     now = timezone.now()
-    assert daily_rankings.snapshots_drop_retired(now=now) == 0  # within the grace: kept
-    later = now + daily_rankings.SNAPSHOT_GRACE + timedelta(seconds=1)
-    assert daily_rankings.snapshots_drop_retired(now=later) == 1
-    assert not LeaderboardSnapshot.objects.filter(pk=old).exists()
-    assert not LeaderboardEntry.objects.filter(snapshot_id=old).exists()
+    assert daily_rankings.generations_drop_retired(now=now) == 0  # within the grace: kept
+    later = now + daily_rankings.GENERATION_GRACE + timedelta(seconds=1)
+    assert daily_rankings.generations_drop_retired(now=later) == 1
+    assert not RankingGeneration.objects.filter(pk=old).exists()
+    assert not LeaderboardEntry.objects.filter(generation_id=old).exists()
     assert len(_current(daily)) == 1 and api_client.get(URL).json()["count"] == 1
     if connection.vendor == "postgresql":
         assert _partitions() == 1  # the current generation only
 
 
 @pytest.mark.django_db
-def test_me_from_the_snapshot_query_count(
+def test_me_from_the_generation_query_count(
     daily, finished_attempt, api_client, django_assert_max_num_queries
 ):
     from accounts.tokens import token_create
@@ -86,7 +87,7 @@ def test_me_from_the_snapshot_query_count(
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     with django_assert_max_num_queries(4):  # token, board, my entry, the page with users
         board = api_client.get(f"{URL}?around=me").json()
-    assert board["me"]["source"] == "snapshot" and board["me"]["rank"] == 22
+    assert board["me"]["source"] == "snapshot" and board["me"]["rank"] == 22  # the API's word (v1)
 
 
 @pytest.mark.postgres
@@ -126,7 +127,7 @@ def test_readers_see_the_old_generation_until_the_swap_commits(daily, finished_a
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_rank_jobs_leave_one_consistent_snapshot(daily, finished_attempt):
+def test_concurrent_rank_jobs_leave_one_consistent_generation(daily, finished_attempt):
     for i in range(40):
         finished_attempt(daily, won=bool(i % 3), score=10 * (i % 7), moves=90 + i, elapsed_ms=9)
     start = threading.Barrier(3)
@@ -152,9 +153,9 @@ def test_concurrent_rank_jobs_leave_one_consistent_snapshot(daily, finished_atte
     assert [position for _, _, position in entries] == list(range(1, 41))
     assert DailyDeal.objects.get(pk=daily.pk).entries_count == 40
     # Three generations, two of them retired; each one complete.
-    assert LeaderboardSnapshot.objects.filter(daily=daily, retired_at__isnull=True).count() == 1
-    for snapshot in LeaderboardSnapshot.objects.filter(daily=daily):
-        assert LeaderboardEntry.objects.filter(snapshot=snapshot).count() == 40
+    assert RankingGeneration.objects.filter(daily=daily, retired_at__isnull=True).count() == 1
+    for generation in RankingGeneration.objects.filter(daily=daily):
+        assert LeaderboardEntry.objects.filter(generation=generation).count() == 40
 
 
 @pytest.mark.django_db
@@ -173,7 +174,7 @@ def test_admin_lists_the_current_generation_only(daily, finished_attempt, client
 
 
 @pytest.mark.django_db
-def test_me_finds_every_player_in_the_snapshot(daily, finished_attempt):
+def test_me_finds_every_player_in_the_generation(daily, finished_attempt):
     """`me` is found by a binary search over positions: check it for every player of a board
     with shared ranks, wins and losses, equal scores and equal keys, against the table."""
     import random
@@ -197,10 +198,39 @@ def test_me_finds_every_player_in_the_snapshot(daily, finished_attempt):
     Game.objects.filter(pk__in=[g.pk for g in games[::3]]).update(finished_at=first)  # equal keys
     assert daily_rankings.daily_rank(daily_id=daily.pk) == 41
     daily.refresh_from_db()
-    entries = LeaderboardEntry.objects.filter(snapshot_id=daily.snapshot_id)
+    entries = LeaderboardEntry.objects.filter(generation_id=daily.generation_id)
     assert len({e.rank for e in entries}) < 41  # some ranks are shared
     for entry in entries.select_related("game__user"):
-        found = selectors._snapshot_entry(daily=daily, user=entry.game.user)
+        found = selectors._generation_entry(daily=daily, user=entry.game.user)
         assert found == (entry.rank, entry.position), entry.game.user.username
     late = finished_attempt(daily, username="late", won=True, score=999, moves=1, elapsed_ms=1)
-    assert selectors._snapshot_entry(daily=daily, user=late.user) is None  # not ranked yet
+    assert selectors._generation_entry(daily=daily, user=late.user) is None  # not ranked yet
+
+
+@pytest.mark.postgres
+def test_the_migration_renames_the_generations_partitions_both_ways(daily, finished_attempt):
+    """0005 named them generations: the partitions that hold them go from `_s<id>` to
+    `_g<id>`, the name ranking gives them now (so a retired one is found and dropped), and
+    back."""
+    finished_attempt(daily, won=True, score=700, moves=100, elapsed_ms=1000)
+    daily_rankings.daily_rank(daily_id=daily.pk)
+    pk = DailyDeal.objects.get(pk=daily.pk).generation_id
+    renaming = importlib.import_module("games.migrations.0005_ranking_generation")
+
+    def partitions() -> set[str]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+                " WHERE i.inhparent = 'games_leaderboardentry'::regclass"
+            )
+            return {name for (name,) in cursor.fetchall()}
+
+    assert f"games_leaderboardentry_g{pk}" in partitions()
+    with connection.schema_editor() as editor:
+        renaming.partitions_rename("g", "s")(None, editor)
+    assert f"games_leaderboardentry_s{pk}" in partitions()
+    assert not any(name.startswith("games_leaderboardentry_g") for name in partitions())
+    with connection.schema_editor() as editor:
+        renaming.partitions_rename("s", "g")(None, editor)
+    assert f"games_leaderboardentry_g{pk}" in partitions()
+    assert LeaderboardEntry.objects.filter(generation_id=pk).count() == 1

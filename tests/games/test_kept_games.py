@@ -49,10 +49,10 @@ def test_a_kept_row_another_worker_has_moved_past_writes_nothing(start, act):
     """Another process applied an action: this one's kept row is one action old. A request
     built on that old row is refused by the commit's own seq check."""
     game = start()
-    old_row = services._live_games.get(game["id"])
+    old_row = services._kept_games.get(game["id"])
     assert old_row is not None
     moved = act(game, action="draw").json()
-    services._live_games.put(game["id"], old_row)  # as a worker that never saw the draw
+    services._kept_games.put(game["id"], old_row)  # as a worker that never saw the draw
     stale = act(game, action="move", from_="t1", to="f")  # seq 0, as the old row says
     assert stale.status_code == 409, stale.content
     assert stale.json()["error"] == {
@@ -66,7 +66,7 @@ def test_a_kept_row_another_worker_has_moved_past_writes_nothing(start, act):
 
 def test_a_game_ended_behind_the_kept_row_takes_no_more_actions(start, act):
     game = start()
-    assert services._live_games.get(game["id"]) is not None
+    assert services._kept_games.get(game["id"]) is not None
     Game.objects.filter(pk=game["id"]).update(  # e.g. the daily board closing elsewhere
         status=Game.Status.RESIGNED, finished_at=Game.objects.get(pk=game["id"]).started_at
     )
