@@ -32,7 +32,7 @@ from accounts.authentication import (
     signed_in_user,
 )
 from accounts.serializers import StatsSerializer, UserSerializer
-from config.fields import StrictCharField
+from config.fields import EmailField, StrictCharField
 from config.schema import errors
 from config.throttles import ScopedThrottle
 from games import selectors as game_selectors
@@ -135,7 +135,7 @@ class RegisterView(APIView):
             ],
         )
         password = StrictCharField(max_length=128, trim_whitespace=False)
-        email = serializers.EmailField(required=False, allow_blank=True, max_length=254)
+        email = EmailField(required=False, allow_blank=True, max_length=254)
 
     @extend_schema(
         request=InputSerializer, responses={201: AuthOutput, **errors("unavailable")}, auth=[]
@@ -227,7 +227,7 @@ class PasswordResetView(APIView):
     throttle_rate_of = "register"  # each request may send an e-mail
 
     class InputSerializer(serializers.Serializer[dict[str, str]]):
-        email = serializers.EmailField(max_length=254)
+        email = EmailField(max_length=254)
 
     class OutputSerializer(serializers.Serializer[dict[str, str]]):
         detail = serializers.CharField()
@@ -423,7 +423,7 @@ class MeEmailView(APIView):
     throttle_rate_of = "register"  # each request may send an e-mail
 
     class InputSerializer(serializers.Serializer[dict[str, str]]):
-        email = serializers.EmailField(max_length=254)
+        email = EmailField(max_length=254)
 
     @extend_schema(request=InputSerializer, responses=_EMAIL_RESPONSES)
     def post(self, request: Request) -> Response:

@@ -5,19 +5,59 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.core.validators import MaxLengthValidator, MinLengthValidator
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
 from rest_framework import serializers
+
+# DRF words a length limit with one form for every number ("at least {min_length}
+# characters"), which Croatian, Slovak and Polish decline by the number: 3 znaka, 5 znakova.
+_AT_LEAST = ngettext_lazy(
+    "Ensure this field has at least %(limit_value)d character.",
+    "Ensure this field has at least %(limit_value)d characters.",
+    "limit_value",
+)
+_NO_MORE_THAN = ngettext_lazy(
+    "Ensure this field has no more than %(limit_value)d character.",
+    "Ensure this field has no more than %(limit_value)d characters.",
+    "limit_value",
+)
+
+
+def _length_validators_in_plural(field: serializers.CharField) -> None:
+    """Give `field` length validators whose messages agree with their number in every
+    language, in place of DRF's."""
+    field.validators = [
+        v for v in field.validators if not isinstance(v, MinLengthValidator | MaxLengthValidator)
+    ]
+    if field.min_length is not None:
+        field.validators.append(MinLengthValidator(field.min_length, message=_AT_LEAST))
+    if field.max_length is not None:
+        field.validators.append(MaxLengthValidator(field.max_length, message=_NO_MORE_THAN))
 
 
 class StrictCharField(serializers.CharField):
-    """A CharField that refuses numbers, booleans, lists and objects instead of str()-ing them."""
+    """A CharField that refuses numbers, booleans, lists and objects instead of str()-ing them,
+    and words its length limits in the plural their number takes."""
 
     default_error_messages = {"invalid": _("Must be a string.")}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        _length_validators_in_plural(self)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class EmailField(serializers.EmailField):
+    """DRF's EmailField, with its length limit worded in the plural its number takes."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        _length_validators_in_plural(self)
 
 
 class StrictIntegerField(serializers.IntegerField):

@@ -148,3 +148,24 @@ def test_a_refused_csrf_check_in_each_language(lang, text):
         "/api/v1/auth/guest", content_type="application/json", HTTP_ACCEPT_LANGUAGE=lang
     )
     assert _error(refused, 403, "permission_denied")["message"].startswith(text)
+
+
+# The sign-up's length limits, in the plural form their number takes (issue 39): 3 and 30
+# take different forms in Croatian, Slovak and Polish.
+LENGTHS = {
+    "en": ("at least 3 characters.", "no more than 30 characters."),
+    "hr": ("najmanje 3 znaka.", "najviše 30 znakova."),
+    "sk": ("aspoň 3 znaky.", "nemá viac ako 30 znakov."),
+    "pl": ("co najmniej 3 znaki.", "nie więcej niż 30 znaków."),
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_length_limit_in_the_plural_its_number_takes(api_client, lang):
+    for username, ending in zip(("ab", "a" * 31), LENGTHS[lang], strict=True):
+        body = {"username": username, "password": "a long enough passphrase 42"}
+        response = api_client.post(
+            "/api/v1/auth/register", body, format="json", HTTP_ACCEPT_LANGUAGE=lang
+        )
+        [message] = _error(response, 400, "invalid")["fields"]["username"]
+        assert message.endswith(ending), message

@@ -101,3 +101,20 @@ def test_after_signing_in_the_player_returns_to_a_page_of_this_site_only(page: A
         page.wait_for_url(re.compile(lands))
         page.click("[data-account] button")
         page.wait_for_url(re.compile(r"/$"))
+
+
+def test_a_new_board_has_the_focus_but_no_ring_until_a_key_is_used(
+    touch_page: Any, quick_pool: None
+) -> None:
+    """The board takes the focus as it is dealt, so keys work at once, but its ring is for the
+    keyboard only: it once showed on every new board, on phones too (issue 39)."""
+    page = touch_page
+    page.goto("/play")  # a guest: dealt at once
+    page.wait_for_selector(".board .card.up")
+    board = "document.querySelector('.board')"
+    wait_until(page, f"document.activeElement === {board}")
+    assert page.evaluate(f"{board}.matches(':focus-visible')") is False
+    page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")  # back to the board, by the keyboard
+    wait_until(page, f"document.activeElement === {board}")
+    assert page.evaluate(f"{board}.matches(':focus-visible')") is True

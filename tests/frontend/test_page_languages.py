@@ -56,3 +56,17 @@ def test_the_page_speaks_the_language(client, path, lang):
         assert text in main
     if lang != "en":
         assert not ENGLISH.search(main), ENGLISH.search(main)
+
+
+@pytest.mark.parametrize("lang", ["en", "hr", "sk", "pl"])
+def test_the_language_picker_names_each_language_in_itself(client, lang):
+    """Not "anglicky" or "angielski" beside "Hrvatski" (issue 39): every reader finds their
+    own language under its own name."""
+    page = client.get("/signin", HTTP_ACCEPT_LANGUAGE=lang).content.decode()
+    options = re.findall(r'<option value="(\w+)" lang="\w+"(?: selected)?>([^<]+)</option>', page)
+    assert options == [
+        ("en", "English"),
+        ("hr", "Hrvatski"),
+        ("sk", "Slovenčina"),
+        ("pl", "Polski"),
+    ]

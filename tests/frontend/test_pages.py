@@ -138,3 +138,20 @@ def test_the_daily_page_keeps_a_place_for_each_challenge(client, settings):
     html = client.get("/daily").content.decode()
     grid = html.split("data-challenges", 1)[1].split("</div>", 1)[0]
     assert grid.count('<article class="tile"') == len(settings.DAILY_MODES) > 0
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_unknown_page_is_the_sites_own_404_in_the_readers_language(client, settings, debug):
+    """With debug on too, as under `make run`, where Django once showed its English debug
+    page (issue 39). The API keeps its JSON 404; a path that names a page with a slash added
+    still goes there."""
+    settings.DEBUG = debug
+    page = client.get("/no-such-page", HTTP_ACCEPT_LANGUAGE="hr")
+    assert page.status_code == 404
+    html = page.content.decode()
+    assert 'lang="hr"' in html and "data-language-select" in html  # the site's own frame
+    assert "Using the URLconf" not in html  # not Django's technical page
+    api = client.get("/api/v1/no-such-endpoint", HTTP_ACCEPT_LANGUAGE="hr")
+    assert api.status_code == 404 and api.json()["error"]["code"] == "not_found"
+    admin = client.get("/admin")
+    assert admin.status_code == 301 and admin["Location"] == "/admin/"

@@ -311,7 +311,8 @@ newGameDialog.querySelector("form").addEventListener("submit", async (event) => 
     show(created);
     if (created.winnable === false) toast(_("No deal proven winnable was ready in time: this random one may not be winnable."));
     announce(say(_("New game: %(mode)s. %(code)s"), { mode: modeName(created.rules), code: created.code || "" }));
-    board.element.focus({ preventScroll: true });
+    // Keys work at once; the focus ring waits for a key (a new deal is not a keyboard's doing).
+    board.element.focus({ preventScroll: true, focusVisible: false });
   } catch (error) {
     if (error.status === 401) return requireSignIn();
     errorBox.textContent = error.code === "network" ? errorText(error) : error.message;
