@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from accounts.authentication import signed_in_user
 from config.browser import browser_id
 from config.errors import NotFoundError
-from config.fields import PageNumberField
+from config.fields import PageNumberField, StrictCharField
 from config.schema import PAGE_PARAMETER, errors
 from config.throttles import ScopedThrottle, client_address
 from games import clock
@@ -154,7 +154,7 @@ class StreaksView(APIView):
     permission_classes = [AllowAny]
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        mode = serializers.CharField(required=False, max_length=3)
+        mode = StrictCharField(required=False, max_length=3)
 
     @extend_schema(
         parameters=[

@@ -169,3 +169,10 @@ def test_a_length_limit_in_the_plural_its_number_takes(api_client, lang):
         )
         [message] = _error(response, 400, "invalid")["fields"]["username"]
         assert message.endswith(ending), message
+
+
+def test_a_query_parameters_length_limit_in_its_plural_too(api_client):
+    """The streaks' `mode`, at most 3 characters: "3 znaka", not DRF's "3 znakova"."""
+    response = api_client.get("/api/v1/leaderboards/streaks?mode=D1NN", HTTP_ACCEPT_LANGUAGE="hr")
+    [message] = _error(response, 400, "invalid")["fields"]["mode"]
+    assert message.endswith("najviše 3 znaka."), message

@@ -103,13 +103,16 @@ function reveal(pos, cards) {
  *  A tap and a move to "f" go to the foundation the list names for the pile. */
 export function legalTarget(legal, body) {
   const targets = (legal && legal.moves[body.from]) || {};
-  const count = (body.action === "move" && body.count) || 1;
+  const count = cardsMoved(body);
   if (body.action === "tap" || (body.action === "move" && body.to === "f")) {
     const home = Object.keys(targets).find((pile) => pile[0] === "f");
     return home && count === 1 ? home : null;
   }
   return body.action === "move" && targets[body.to] === count ? body.to : null;
 }
+
+/** How many cards `body` moves: a move's `count` (1 by default), one for a tap. */
+const cardsMoved = (body) => (body.action === "move" && body.count) || 1;
 
 /** The public state after `body` when the server's `legal` list for `state` accepts it and
  *  the page knows the outcome: a move or a tap (a face-down card it uncovers stays face down
@@ -128,7 +131,7 @@ export function expected(state, legal, body) {
     tableau: state.tableau.map((col) => [...col]),
   };
   const from = pileIn(next, body.from);
-  pileIn(next, to).push(...from.splice(from.length - ((body.action === "move" && body.count) || 1)));
+  pileIn(next, to).push(...from.splice(from.length - cardsMoved(body)));
   return next;
 }
 
