@@ -297,6 +297,8 @@ IN_PLAY_FIELDS = (
     "foundations",
     "status",
     "snapshot",
+    "clock_ms",
+    "last_action_ms",
 )
 
 
@@ -329,7 +331,7 @@ def move_commit(
     (nothing written) otherwise, as when another action came first.
 
     `game` holds the new figures (`_record`)."""
-    # The in-play fields are ints, text and bytes, which both drivers bind as they are.
+    # The in-play fields are ints (or NULL), text and bytes, which both drivers bind as they are.
     update = [*(getattr(game, name) for name in IN_PLAY_FIELDS), game.pk]
     checks: list[Any] = [read_seq] if token is None else [read_seq, *token.params()]
     if connection.vendor == "postgresql":  # one round trip, no transaction to open and close

@@ -113,6 +113,10 @@ class Game(models.Model):
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     elapsed_ms = models.BigIntegerField(null=True, blank=True)  # set when the game ends
+    # A casual game's clock (`games.clock.casual_clock_ms`) as of the last action, and when
+    # that action came (its `at_ms`; null before the first): caches of the log, like `seq`.
+    clock_ms = models.BigIntegerField(default=0)
+    last_action_ms = models.BigIntegerField(null=True, blank=True)
     analysis = models.JSONField(null=True, blank=True)
 
     class Meta:

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.models import User
-from games import engine
+from games import clock, engine
 from games.errors import GameNotFoundError
 from games.models import Action, DailyStreak, Game
 from games.refusals import refusal_message
@@ -66,10 +66,28 @@ def game_code_visible(*, game: Game) -> str | None:
 
 
 def game_elapsed_ms(*, game: Game) -> int:
-    """Server time from the start to the end of the game (or to now while it is played)."""
+    """The game's time, by the server's clock, at its end or (while it is played) now: a
+    ranked attempt's from its start, a casual game's as `games.clock.casual_clock_ms` counts."""
     if game.elapsed_ms is not None:
         return game.elapsed_ms
-    return max(0, int((timezone.now() - game.started_at).total_seconds() * 1000))
+    wall_ms = clock.ms_since(game.started_at, timezone.now())
+    if game.daily_id is not None:
+        return wall_ms
+    return clock.casual_clock_ms(game.clock_ms, game.last_action_ms, wall_ms)
+
+
+def game_clock_stops_in_ms(*, game: Game) -> int | None:
+    """How much longer `game_elapsed_ms` counts if no action comes: None while it counts to
+    the game's end (a ranked attempt in play), 0 when it is stopped (a game over; a casual
+    game before its first action, or idle for `IDLE_LIMIT_MS` already)."""
+    if game.is_over:
+        return 0
+    if game.daily_id is not None:
+        return None
+    if game.last_action_ms is None:
+        return 0
+    wall_ms = clock.ms_since(game.started_at, timezone.now())
+    return max(0, clock.IDLE_LIMIT_MS - (wall_ms - game.last_action_ms))
 
 
 def game_summary(*, game: Game) -> dict[str, Any]:
@@ -89,6 +107,7 @@ def game_summary(*, game: Game) -> dict[str, Any]:
         "started_at": game.started_at,
         "finished_at": game.finished_at,
         "elapsed_ms": game_elapsed_ms(game=game),
+        "clock_stops_in_ms": game_clock_stops_in_ms(game=game),
     }
 
 

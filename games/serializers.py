@@ -86,7 +86,17 @@ class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
     passes_used = serializers.IntegerField()
     started_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
-    elapsed_ms = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField(
+        help_text="The game's time by the server's clock, now or at its end. A ranked attempt "
+        "is timed from its start. A casual game's clock starts at its first action and counts "
+        "at most a minute of any wait between two actions (docs/api.md, Games)."
+    )
+    clock_stops_in_ms = serializers.IntegerField(
+        allow_null=True,
+        help_text="How much longer `elapsed_ms` counts if no action comes: null while it "
+        "counts to the game's end (a ranked attempt in play); 0 when it is stopped (the game "
+        "is over, or a casual game has had no action yet or none for a minute).",
+    )
 
 
 class GameSerializer(GameSummarySerializer):

@@ -279,8 +279,9 @@ def _entries(applied: engine.Applied) -> list[LogEntry]:
     return rows
 
 
-def _elapsed_ms(game: Game, now: datetime) -> int:
-    return max(0, int((now - game.started_at).total_seconds() * 1000))
+def _wall_ms(game: Game, now: datetime) -> int:
+    """Time since the game's start: an action's `at_ms`."""
+    return clock.ms_since(game.started_at, now)
 
 
 # Games in play by id, as of the last action this process committed (a row as `game_row`
@@ -308,8 +309,11 @@ def _live_game(*, game_id: int, user: User, seq: int) -> Game | None:
     return game if game.user_id == user.pk and game.seq == seq else None
 
 
-def _record(game: Game, state: engine.GameState, logged: int) -> None:
-    """Copy the state's figures (`IN_PLAY_FIELDS`) into the game, `logged` rows later."""
+def _record(game: Game, state: engine.GameState, logged: int, at_ms: int) -> None:
+    """Copy the state's figures (`IN_PLAY_FIELDS`) into the game, `logged` rows later, and
+    move its casual clock on to the action made at `at_ms`."""
+    game.clock_ms = clock.casual_clock_ms(game.clock_ms, game.last_action_ms, at_ms)
+    game.last_action_ms = at_ms
     game.seq += logged
     game.moves = state.moves
     game.score = state.score
@@ -410,8 +414,9 @@ def game_action_apply(
             game_id=game_id, user=user, seq=seq, action=action, token=token
         )
     entries = _entries(applied)
-    _record(game, state, len(entries))
-    if not move_commit(game, entries, read_seq=seq, at_ms=_elapsed_ms(game, now), token=token):
+    at_ms = _wall_ms(game, now)
+    _record(game, state, len(entries), at_ms)
+    if not move_commit(game, entries, read_seq=seq, at_ms=at_ms, token=token):
         _kept_games.discard(game_id)
         # Says why: the token, the game's end or its closed board; else another action won.
         _check_playable(game_read(game_id=game_id, user=user, token=token), seq, now, token)
@@ -445,14 +450,14 @@ def _apply_and_log(game: Game, action: engine.Action, now: datetime) -> engine.G
     """Apply `action` to the locked game's snapshot, append the log rows, save the counters;
     on the game's end, check it by a full replay and compute its leaderboard score."""
     state, applied = _applied(game, action)
-    at_ms = _elapsed_ms(game, now)
+    at_ms = _wall_ms(game, now)
     entries = _entries(applied)
     log_append(game, entries, game.seq, at_ms)
-    _record(game, state, len(entries))
+    _record(game, state, len(entries), at_ms)
     if state.is_over:
         _kept_games.discard(game.pk)
         game.finished_at = now
-        game.elapsed_ms = at_ms
+        game.elapsed_ms = at_ms if game.daily_id is not None else game.clock_ms
         log = _log_notations(game)
         _check_by_replay(game, state, log)
         # What ranks a daily attempt and what the profile's best score reads, for every game:

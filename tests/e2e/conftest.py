@@ -69,7 +69,7 @@ def base_url(live_server: Any, transactional_db: None) -> str:
 def watched_page(browser: Any, base_url: str, **options: Any) -> Iterator[Any]:
     """A page in a fresh browser context (no cookies; `options` for the context); page
     errors, and anything the page's Content-Security-Policy blocked, fail the test."""
-    context = browser.new_context(viewport=DESKTOP, base_url=base_url, **options)
+    context = browser.new_context(**{"viewport": DESKTOP, "base_url": base_url, **options})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -151,6 +151,30 @@ def start_ranked(page: Any, mode: str = "D1N") -> int:
     page.wait_for_url(re.compile(r"/play/\d+$"))
     page.wait_for_selector(".board .card.up")
     return int(page.url.rsplit("/", 1)[1])
+
+
+def resign_todays_ranked_attempt(page: Any) -> str:
+    """The signed-in page starts today's draw-1 ranked attempt and resigns it at once, through
+    the API; returns the day, ranked (in the scaled run, the test is the worker)."""
+    day = str(page.request.get("/api/v1/daily").json()["date"])
+    page.evaluate(
+        """async (day) => {
+            const headers = {"X-CSRFToken": document.cookie.match(/csrftoken=([^;]+)/)[1],
+                             "Content-Type": "application/json"};
+            const game = await (await fetch(`/api/v1/daily/${day}/D1N/start`,
+                {method: "POST", headers})).json();
+            await fetch(`/api/v1/games/${game.id}/actions`, {method: "POST", headers,
+                body: JSON.stringify({action: "resign", seq: game.seq})});
+        }""",
+        day,
+    )
+    from django.conf import settings
+
+    if not getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
+        from games.tasks import rank_daily
+
+        rank_daily(day, "D1N")
+    return day
 
 
 def pile_cards(page: Any, pile: str) -> list[str | None]:

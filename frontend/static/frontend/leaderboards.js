@@ -35,9 +35,9 @@ function row(entry, showReplays) {
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null, "data-user": entry.user },
     el("td", { class: "num", text: String(entry.rank) }),
     el("td", { class: "player" }, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user, title: entry.user }), mine ? el("span", { class: "sr-only", text: ` ${_("(you)")}` }) : null,
-      entry.under_review ? el("span", { class: "muted review", text: ` ${_("under review")}`, title: _("Flagged by the integrity check: a reviewer will clear it, or take it off the board.") }) : null),
+      entry.under_review ? el("span", { class: "muted review", text: ` ${_("under review")}` }) : null),
     // A phone shows the short form (site.css), so that every column fits its width.
-    el("td", { class: "result", "data-short": entry.won ? "✓" : "✗", text: entry.won ? _("Won") : _("Not won") }),
+    el("td", { class: "outcome", "data-short": entry.won ? "✓" : "✗", text: entry.won ? _("Won") : _("Not won") }),
     el("td", { class: "num", text: formatScore(entry.score, entry.score_display) || "—" }),
     el("td", { class: "num", text: formatNumber(entry.moves) }),
     el("td", { class: "num", text: formatNumber(entry.undos) }),
@@ -60,6 +60,7 @@ async function load(query = `page=${page}`) {
     const showReplays = board.final;
     $("[data-rows]").replaceChildren(...board.entries.map((e) => row(e, showReplays)));
     $("[data-table]").hidden = !board.entries.length;
+    $("[data-review-note]").hidden = !board.entries.some((e) => e.under_review);
     const players = say(ngettext("%(count)s player", "%(count)s players", board.count), { count: formatNumber(board.count) });
     const state = board.final ? _("final") : _("still open");
     const you = board.me ? say(_("you: #%(rank)s of %(count)s, level with or ahead of %(percent)s of players"), {

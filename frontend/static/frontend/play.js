@@ -180,7 +180,10 @@ function updateStatus() {
 function tick() {
   if (!play.game) return;
   const now = play.offlineSince ?? performance.now();
-  $("[data-clock]").textContent = formatDuration((play.game.elapsed_ms + (isPlaying() ? now - play.receivedAt : 0)) / 1000);
+  // The server's clock, ticked on as the server would count it: a casual game's stops a
+  // minute after its last action (`clock_stops_in_ms`), a ranked attempt's runs to the end.
+  const runs = Math.min(now - play.receivedAt, play.game.clock_stops_in_ms ?? Infinity);
+  $("[data-clock]").textContent = formatDuration((play.game.elapsed_ms + runs) / 1000);
 }
 
 function updateHead() {

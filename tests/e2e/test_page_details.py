@@ -1,0 +1,82 @@
+"""The page's smaller things (#39, item 8), each as the eye caught it: the board kept its
+place when the game ended, "Larger cards" kept the phone's margins, the leaderboard's result
+sat out of line with its row, and "under review" was explained only in a tooltip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import (
+    PHONE,
+    resign_todays_ranked_attempt,
+    settle,
+    sign_up,
+    start_casual,
+)
+
+pytestmark = pytest.mark.e2e
+
+CODE = "KL1-D1N-AAAAAAG"
+
+
+def box(page: Any, selector: str) -> dict[str, float]:
+    return dict(page.eval_on_selector(selector, "n => n.getBoundingClientRect().toJSON()"))
+
+
+def test_the_board_keeps_its_place_when_the_game_ends(page: Any) -> None:
+    sign_up(page)
+    start_casual(page, CODE)
+    for viewport in (PHONE, {"width": 1280, "height": 800}):
+        page.set_viewport_size(viewport)
+        settle(page)
+        before = box(page, ".board")
+        if viewport is PHONE:
+            page.evaluate("klondike.act({action: 'resign'})")
+            page.wait_for_selector("[data-banner]:not([hidden])")
+            settle(page)
+        assert box(page, ".board")["top"] == before["top"], viewport
+        banner = box(page, "[data-banner]")
+        assert banner["bottom"] <= viewport["height"] and banner["right"] <= viewport["width"]
+
+
+def test_larger_cards_keep_the_phones_margins(page: Any) -> None:
+    sign_up(page)
+    start_casual(page, CODE)
+    page.set_viewport_size(PHONE)
+    widths = {}
+    for large in (False, True):
+        page.click("[data-open-dialog=settings-dialog]")
+        page.set_checked('#settings-dialog input[name="large"]', large)
+        page.keyboard.press("Escape")
+        settle(page)
+        board = box(page, ".board")
+        # A board against the screen's edge takes the phone's "back" swipe for a drag.
+        assert board["left"] >= 6 and board["right"] <= PHONE["width"] - 6, (large, board)
+        widths[large] = box(page, '[data-card="AD"]')["width"]
+    assert widths[True] > widths[False], widths
+
+
+def test_a_leaderboard_row_is_in_line_and_under_review_is_explained(page: Any) -> None:
+    from games.models import Game
+
+    name = sign_up(page)
+    day = resign_todays_ranked_attempt(page)
+    for viewport in ({"width": 1280, "height": 800}, PHONE):
+        page.set_viewport_size(viewport)
+        page.goto(f"/leaderboards?date={day}&mode=D1N")
+        page.wait_for_selector(f'tr.me[data-user="{name}"]')
+        assert page.is_hidden("[data-review-note]")
+        cells = page.eval_on_selector_all(
+            "tr.me td",
+            "ns => ns.map(n => [getComputedStyle(n).display, n.getBoundingClientRect().top])",
+        )
+        assert {display for display, _ in cells} == {"table-cell"}, cells
+        assert len({round(top) for _, top in cells}) == 1, cells
+
+    Game.objects.filter(user__username=name).update(flag_reason="moves as regular as a clock")
+    page.reload()
+    page.wait_for_selector(f'tr.me[data-user="{name}"] .review')
+    note = page.inner_text("[data-review-note]")
+    assert page.is_visible("[data-review-note]") and "reviewer" in note, note
