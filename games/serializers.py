@@ -193,6 +193,31 @@ class AnalysisSerializer(serializers.Serializer[dict[str, Any]]):
     message = serializers.CharField()
 
 
+class ActionCheckSerializer(serializers.Serializer[dict[str, Any]]):
+    legal = serializers.BooleanField(help_text="The rules accept the action now.")
+    reason = serializers.CharField(
+        allow_null=True, help_text="Why not, as an `illegal_move` error's `reason`; else null."
+    )
+    message = serializers.CharField(
+        allow_null=True, help_text="The refusal in the request's language; else null."
+    )
+    details = serializers.DictField(help_text="The cards and piles the refusal names.")
+    rule = serializers.CharField(
+        allow_null=True, help_text="The rules section the refusal rests on (`2.1`), or null."
+    )
+
+
+class ReplayLineSerializer(serializers.Serializer[dict[str, Any]]):
+    step = serializers.IntegerField(help_text="The position after this many log entries.")
+    status = serializers.ChoiceField(
+        choices=["winnable", "lost", "unknown"],
+        help_text="`winnable`: `line` wins from there (empty: the game is won there); `lost`: "
+        "the solver proved that no play wins from there; `unknown`: no line was found within "
+        "the search's budget, or no search could run now (ask again later).",
+    )
+    line = ActionBodySerializer(many=True, help_text="The solver's winning line, in order.")
+
+
 class ReplaySerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     code = serializers.CharField(allow_null=True)

@@ -425,6 +425,30 @@ def game_action_apply(
     return game, state
 
 
+def game_action_check(
+    *, game_id: int, user: User, seq: int, action: engine.Action
+) -> dict[str, Any]:
+    """Whether the rules accept `action` in the caller's game at `seq`, and if not why, as a
+    refusal says it (`reason`, `message` in the request's language, `rule`): what a 422 of
+    `game_action_apply` would say, answered as a finding, not an error. Nothing is written.
+
+    A page that knows from the game's `legal` list that a gesture is refused asks this
+    instead of sending the action: the browser logs every failed request in its console.
+
+    :raises GameNotFoundError: no such game of this user.
+    :raises SeqMismatchError: `seq` is not the log's length.
+    :raises GameOverError: the game is over, or its daily board has closed.
+    """
+    now = timezone.now()
+    game = _live_game(game_id=game_id, user=user, seq=seq) or game_read(game_id=game_id, user=user)
+    game = _check_playable(game, seq, now)
+    try:
+        _applied(game, action)
+    except IllegalMoveApiError as exc:
+        return {"legal": False, "message": exc.message, **exc.extra}
+    return {"legal": True, "reason": None, "message": None, "details": {}, "rule": None}
+
+
 @transaction.atomic
 def _game_action_apply_locked(
     *, game_id: int, user: User, seq: int, action: engine.Action, token: TokenCheck | None

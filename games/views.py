@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.translation import gettext
@@ -26,14 +27,16 @@ from config.jsonio import FastJSONRenderer, JSONFirstNegotiation
 from config.pagination import paginated_response
 from config.schema import PAGE_PARAMETER, errors, paginated
 from config.throttles import CounterThrottle, ScopedThrottle
-from games import hints, selectors, services
+from games import hints, lines, selectors, services
 from games.serializers import (
     ACTION_REQUEST,
     START_GAME_REQUEST,
+    ActionCheckSerializer,
     ActionInputSerializer,
     GameSerializer,
     GameSummarySerializer,
     HintSerializer,
+    ReplayLineSerializer,
     ReplaySerializer,
     StartedGameSerializer,
     StartGameSerializer,
@@ -129,6 +132,30 @@ class GameActionView(APIView):
         return Response(selectors.game_detail(game=game, state=state))
 
 
+class GameActionCheckView(APIView):
+    # As the move's view: the same credentials and throttle (a check costs what a move does,
+    # less the write), so that it cannot serve to play around the move throttle's limit.
+    authentication_classes = GameActionView.authentication_classes
+    throttle_classes = GameActionView.throttle_classes
+    throttle_scope = GameActionView.throttle_scope
+
+    class InputSerializer(ActionInputSerializer):
+        pass
+
+    @extend_schema(
+        request=ACTION_REQUEST,
+        responses={200: ActionCheckSerializer, **errors("seq_mismatch", "game_over")},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(
+            services.game_action_check(
+                game_id=game_id, user=signed_in_user(request), **data.validated_data
+            )
+        )
+
+
 class GameHintView(APIView):
     throttle_classes = [ScopedThrottle]
     throttle_scope = "hints"
@@ -153,6 +180,32 @@ class GameReplayView(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         game = selectors.game_replay_visible(game_id=game_id, user=request.user)
         return Response(selectors.game_replay(game=game))
+
+
+class GameReplayLineView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [ScopedThrottle]
+    throttle_scope = "hints"
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        step = serializers.IntegerField(min_value=0, max_value=100_000)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "step",
+                {"type": "integer", "minimum": 0, "maximum": 100_000},
+                required=True,
+                description="The position after this many log entries (0: the deal).",
+            )
+        ],
+        responses={200: ReplayLineSerializer, **errors("not_found")},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        query = self.InputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        game = selectors.game_replay_visible(game_id=game_id, user=request.user)
+        return Response(lines.replay_line(game=game, step=query.validated_data["step"]))
 
 
 class GameReplayTextView(APIView):

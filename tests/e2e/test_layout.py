@@ -12,6 +12,7 @@ import pytest
 from tests.e2e.conftest import (
     ARTIFACTS,
     DESKTOP,
+    LANDSCAPE_PHONE,
     PHONE,
     SCREENS,
     pile_cards,
@@ -54,10 +55,11 @@ def test_game_page_fits_a_landscape_phone(page: Any) -> None:
             ".toolbar .tool:not([hidden])",
             "nodes => nodes.map(n => n.getBoundingClientRect().toJSON())",
         )
-        status = page.eval_on_selector("[data-status]", "n => n.getBoundingClientRect().toJSON()")
-        assert max(t["right"] for t in tools) <= viewport["width"], tools  # nothing cut off
-        assert len({round(t["top"]) for t in tools}) == 1, tools  # one row, no wrapped label
-        assert tools[0]["top"] < status["bottom"], (tools, status)  # beside the status
+        board = page.eval_on_selector(".board", "n => n.getBoundingClientRect().toJSON()")
+        # The status and tools stand beside the board, which has the height below the site bar.
+        assert max(t["bottom"] for t in tools) <= viewport["height"], tools  # nothing cut off
+        assert max(t["right"] for t in tools) <= board["left"], (tools, board)
+        assert board["height"] >= 0.8 * viewport["height"], board
         column = page.eval_on_selector(
             '[data-pile="t7"] .card:last-child', "n => n.getBoundingClientRect().toJSON()"
         )
@@ -220,3 +222,52 @@ def test_the_new_game_dialog_fits_a_landscape_phone(page: Any) -> None:
     assert deal["bottom"] <= 390, deal
     scroll = page.eval_on_selector("#new-game-dialog", "n => [n.scrollHeight, n.clientHeight]")
     assert scroll[0] <= scroll[1], scroll
+
+
+# ------------------------------------------------------------------ the board uses the screen (#39, 4)
+
+
+def test_the_board_uses_a_landscape_phone(page: Any) -> None:
+    """At 844x390 the stock and foundations stand beside the columns, so the board has the
+    screen's height, and a long column keeps cards of 40 px and more (they were 31 px, with a
+    third of the width left empty)."""
+    sign_up(page)
+    start_casual(page, LONG_RUN_CODE)
+    play_notation(page, LONG_RUN)
+    assert len(pile_cards(page, "t7")) == 19  # 6 face down, 13 up: more than 12
+    for viewport in (LANDSCAPE_PHONE, PHONE):
+        page.set_viewport_size(viewport)
+        settle(page)
+        page.screenshot(
+            path=str(ARTIFACTS / f"board-use-{viewport['width']}x{viewport['height']}.png")
+        )
+        fit = page.evaluate(COLUMN_FIT)
+        board = page.eval_on_selector(".board", "n => n.getBoundingClientRect().toJSON()")
+        shorter = min(viewport["width"], viewport["height"])
+        used = board["height"] if viewport is LANDSCAPE_PHONE else board["width"]
+        assert used >= 0.8 * shorter, (viewport, board)
+        assert fit["cardWidth"] >= 40, (viewport, fit["cardWidth"])
+        for column in fit["columns"]:
+            assert column["bottom"] <= fit["height"] and not column["hidden"], (viewport, column)
+
+
+def test_the_replay_board_uses_a_landscape_phone(page: Any) -> None:
+    """The replay's board had about 25 px a card at 844x390, below its head and controls."""
+    sign_up(page)
+    game_id = start_casual(page, LONG_RUN_CODE)
+    play_notation(page, LONG_RUN)
+    page.evaluate("klondike.act({action: 'resign'})")
+    page.goto(f"/replay/{game_id}")
+    page.wait_for_selector(".move-list li")
+    page.click("[data-last]")
+    for viewport in (LANDSCAPE_PHONE, PHONE):
+        page.set_viewport_size(viewport)
+        settle(page)
+        page.screenshot(
+            path=str(ARTIFACTS / f"replay-use-{viewport['width']}x{viewport['height']}.png")
+        )
+        fit = page.evaluate(COLUMN_FIT)
+        assert fit["columns"][6]["count"] == 19
+        assert fit["cardWidth"] >= 40, (viewport, fit["cardWidth"])
+        for column in fit["columns"]:
+            assert column["bottom"] <= fit["height"] and not column["hidden"], (viewport, column)

@@ -41,6 +41,11 @@ OVERFLOW = """width => {
       out.push(`${name} clipped: ${node.scrollWidth} > ${node.clientWidth}`);
     }
   }
+  for (const scroller of document.querySelectorAll(".table-scroll")) {
+    if (scroller.offsetParent && scroller.scrollWidth > scroller.clientWidth + 1) {
+      out.push(`a table ${scroller.scrollWidth} px wide in ${scroller.clientWidth}`);
+    }
+  }
   return out;
 }"""
 

@@ -10,6 +10,7 @@ import pytest
 
 from tests.e2e.conftest import (
     PHONE,
+    drag,
     resign_todays_ranked_attempt,
     settle,
     sign_up,
@@ -80,3 +81,41 @@ def test_a_leaderboard_row_is_in_line_and_under_review_is_explained(page: Any) -
     page.wait_for_selector(f'tr.me[data-user="{name}"] .review')
     note = page.inner_text("[data-review-note]")
     assert page.is_visible("[data-review-note]") and "reviewer" in note, note
+
+
+def test_the_profile_tiles_fill_their_rows(page: Any) -> None:
+    """Eight stat tiles: none alone on a row, on a desktop or a phone."""
+    name = sign_up(page)
+    for viewport in ({"width": 1280, "height": 800}, {"width": 1024, "height": 768}, PHONE):
+        page.set_viewport_size(viewport)
+        page.goto(f"/u/{name}")
+        page.wait_for_selector("[data-stats] dd")
+        tops = page.eval_on_selector_all(
+            "[data-stats] > div", "ns => ns.map(n => Math.round(n.getBoundingClientRect().top))"
+        )
+        rows = {top: tops.count(top) for top in tops}
+        assert len(tops) == 8 and min(rows.values()) > 1, (viewport, rows)
+
+
+def test_play_now_is_above_the_fold_on_a_landscape_phone(page: Any) -> None:
+    for viewport in ({"width": 844, "height": 390}, {"width": 740, "height": 360}, PHONE):
+        page.set_viewport_size(viewport)
+        page.goto("/")
+        play_now = box(page, "[data-play-now]")
+        assert play_now["bottom"] <= viewport["height"], (viewport, play_now)
+
+
+def test_a_refused_move_logs_no_console_error(page: Any) -> None:
+    """The page knows a refused gesture from the legal list and asks the server why (200)
+    instead of sending it (a 422, which the browser logs as an error)."""
+    errors: list[str] = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    sign_up(page)
+    start_casual(page, CODE)
+    drag(page, "3S", '[data-pile="t3"]')  # 3♠ on K♦: refused
+    page.wait_for_selector("[data-toast]:not([hidden])")
+    assert page.inner_text("[data-toast]").strip()
+    with page.expect_response(lambda r: "/actions" in r.url) as answer:
+        page.click('[data-card="KD"]')  # a tap: K♦ cannot go home
+    assert answer.value.status == 200, answer.value.url
+    assert errors == [], errors

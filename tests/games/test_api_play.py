@@ -240,3 +240,29 @@ def test_a_move_is_answered_with_the_format_override_turned_off(start, act, sett
     no query parameter to look for, and must not fail on it."""
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "URL_FORMAT_OVERRIDE": None}
     assert act(start(), action="draw").status_code == 200
+
+
+def test_a_check_says_whether_an_action_is_legal_and_writes_nothing(start, act, auth_client):
+    game = start()
+    check = f"/api/v1/games/{game['id']}/actions/check"
+    legal = auth_client.post(check, {"seq": 0, "action": "tap", "from": "t1"}, format="json")
+    assert legal.status_code == 200
+    assert legal.json() == {
+        "legal": True,
+        "reason": None,
+        "message": None,
+        "details": {},
+        "rule": None,
+    }
+    body = {"seq": 0, "action": "move", "from": "t6", "to": "t3"}  # 3♠ on K♦
+    refused = auth_client.post(check, body, format="json").json()
+    posted = act(game, action="move", from_="t6", to="t3")
+    assert posted.status_code == 422
+    error = posted.json()["error"]
+    assert refused == {
+        "legal": False,
+        **{k: error[k] for k in ("reason", "message", "details", "rule")},
+    }
+    assert Action.objects.filter(game_id=game["id"]).count() == 0
+    stale = auth_client.post(check, {**body, "seq": 3}, format="json")
+    assert stale.status_code == 409 and stale.json()["error"]["code"] == "seq_mismatch"

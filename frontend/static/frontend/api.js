@@ -7,9 +7,7 @@ function csrfToken() {
   return match ? decodeURIComponent(match[1]) : "";
 }
 
-/** Calls the API; resolves with the JSON body, rejects with an Error carrying the server's
- *  `error.message`, plus `status` and `code` so callers can react to 409 and friends (`code`
- *  "network", `status` 0, when no answer came). */
+/** Rejects with the server's `error.message`, `status` and `code` (`code` "network", `status` 0, when no answer came). */
 export async function api(method, path, body) {
   let response;
   try {
@@ -34,8 +32,7 @@ export async function api(method, path, body) {
 }
 
 let mePromise;
-/** The signed-in user, or null; asked once per page, and not at all when the page says the
- *  visitor is signed out (base.html's data-signed-in: no request, no 401 in the console). */
+/** Asked once per page; not at all when base.html's data-signed-in says no (no 401 in the console). */
 export function currentUser() {
   const signedOut = document.body.dataset.signedIn === "0";
   mePromise ??= signedOut ? Promise.resolve(null) : api("GET", "/api/v1/me").catch(() => null);

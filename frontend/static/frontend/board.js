@@ -1,10 +1,6 @@
 // @ts-check
-// The board: draws a game state (the API's `state` shape) and animates the change from the last
-// one; on the play page its input (pointer.js, keys.js) turns gestures and keys into API actions,
-// which it sends. It never decides what is legal: it keeps the server's list of legal moves
-// (`legal`, docs/api.md) only to tell a tap that acts from one that waits for its second half,
-// and the page renders whatever the server answers (or, for a move in that list, draws it at
-// once and then the answer: play.js).
+// The board: draws the API's `state`, animates each change, and sends input as API actions.
+// It never decides legality: the server's `legal` list only tells a tap that acts from one that waits.
 import { el } from "./dom.js";
 import { COLUMNS, SUITS, cardElement, pileName } from "./cards.js";
 import { gettext as _ } from "./i18n.js";
@@ -20,19 +16,17 @@ const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 /** @implements {BoardHost} */
 export class Board {
   /**
-   * @param {HTMLElement} root where the board goes
-   * @param {object} options `interactive`; `onAction(body)` sends an action (returns a
-   *   promise); `message(text)` shows a passing tip; `status(text)` shows where the keyboard
-   *   cursor is (and speaks it).
+   * @param {HTMLElement} root
+   * @param {object} options `interactive`, `onAction(body)` (a promise), `message(text)`, `status(text)`
    */
   constructor(root, options = {}) {
     this.options = options;
     this.state = null;
     this.draw = 1;
     this.canRecycle = true;
-    this.legal = null; // the server's legal moves of `state`; null while an answer is awaited
+    this.legal = null; // null while an answer is awaited
     this.piles = {};
-    // A labelled pile is a group (a div's aria-label alone is not allowed: Lighthouse, axe).
+    // A group: a div's aria-label alone fails axe.
     const pileEl = (name, cls, label) => (this.piles[name] = el("div", { class: `pile ${cls}`, "data-pile": name, role: "group", "aria-label": label }));
     const top = el("div", { class: "top-row" },
       pileEl("stock", "stock", _("Stock")),
@@ -50,27 +44,23 @@ export class Board {
         : _("Board"),
     }, top, tableau);
     root.replaceChildren(this.element);
-    // Input, on a board that takes it: pointer.js and keys.js, which send through `send`.
     this.pointer = options.interactive ? new PointerInput(this) : null;
     this.keys = options.interactive ? new KeyInput(this) : null;
-    // Column fans depend on the card size and on the viewport's height.
+    // Fans depend on card size and viewport height.
     const relayout = () => {
       this.metrics = null;
       if (this.state) this.layout();
     };
-    // A frame later: the fit may resize the board itself, which within the observer's callback
-    // is a "ResizeObserver loop" error event.
+    // A frame later: the fit resizing the board inside the callback is a "ResizeObserver loop" error.
     new ResizeObserver(() => requestAnimationFrame(relayout)).observe(this.element);
     window.addEventListener("resize", relayout);
-    // A setting (larger cards) changes the corner index, which the fit keeps in view.
+    // Larger cards change the corner index the fit keeps in view.
     new MutationObserver(relayout).observe(document.documentElement, { attributeFilter: ["class"] });
   }
 
-  // ---------------------------------------------------------------- drawing
+  // ---- drawing
 
-  /** Draws `state`; cards that were on screen before slide from where they were (including
-   *  where a drag left them), so a server answer reads as motion, not as a redraw. `legal`
-   *  is the server's list for `state` (null for a state drawn ahead of its answer). */
+  /** Cards slide from where they were (or a drag left them), so an answer reads as motion. */
   render(state, { draw = this.draw, canRecycle = this.canRecycle, legal = this.legal } = {}) {
     const before = this.cardRects();
     this.state = state;
@@ -80,7 +70,7 @@ export class Board {
     this.clearHint();
     for (const name of Object.keys(this.piles)) {
       this.piles[name].replaceChildren(...this.pileCards(name));
-      // The whole pile's size: the waste and foundations only draw their top cards.
+      // Waste and foundations draw only their top cards.
       this.piles[name].dataset.count = String(name === "stock" ? state.stock : this.pileArray(name).length);
     }
     this.layout();
@@ -90,8 +80,7 @@ export class Board {
     this.pointer?.keepPress();
   }
 
-  /** Draws `state` unless the board shows it already: a move drawn ahead of its answer and
-   *  confirmed by it is left as it is (no redraw under a finger, no second frame). */
+  /** A move drawn ahead and confirmed by its answer is not redrawn (not under a finger). */
   update(state, { draw = this.draw, canRecycle = this.canRecycle, legal = this.legal } = {}) {
     const same = this.state && draw === this.draw && canRecycle === this.canRecycle
       && ["stock", "waste", "foundations", "tableau"].every((k) => JSON.stringify(state[k]) === JSON.stringify(this.state[k]));
@@ -106,8 +95,7 @@ export class Board {
       return [el("span", { class: "empty-mark", "aria-hidden": "true", text: this.canRecycle && s.waste.length ? "↻" : "✕" })];
     }
     if (name === "waste") {
-      // Draw 3 fans the last three turned; draw 1 keeps one beneath, so playing the top
-      // card uncovers something.
+      // Draw 1 keeps one beneath, so playing the top card uncovers something.
       const shown = s.waste.slice(this.draw === 3 ? -3 : -2);
       return shown.map((c, i) => this.cardAt(c, s.waste.length - shown.length + i));
     }
@@ -124,9 +112,7 @@ export class Board {
     return node;
   }
 
-  /** Places cards inside their piles: fanned columns fitted to the screen (fit.js). The
-   *  geometry is measured again only when the size changed, not on every answer (measuring
-   *  forces the browser to lay the page out). */
+  /** Measures only after a resize, not per answer: measuring forces a layout. */
   layout() {
     this.metrics ??= measureBoard(this.element, this.piles.t1);
     const cw = fitColumns(this.element, COLUMNS.map((name) => this.piles[name]), this.metrics);
@@ -137,8 +123,7 @@ export class Board {
     });
   }
 
-  /** Where each face-up card is on screen, and which column places hold a face-down card
-   *  (to tell a card turned up from one that just arrived). Empty before the first render. */
+  /** Face-up cards' rects, and face-down column places (to tell a card turned up from one that arrived). */
   cardRects() {
     const rects = new Map();
     if (!this.state) return rects;
@@ -163,7 +148,7 @@ export class Board {
         if (Math.abs(dx) + Math.abs(dy) < 1) return;
         from = `translate(${dx}px, ${dy}px)`;
       } else if (node.parentElement === this.piles.waste || node.parentElement.classList.contains("found")) {
-        // Drawn, or gone home straight from the stock (an automatic finish).
+        // Drawn, or home from the stock (automatic finish).
         from = `translate(${stock.left - now.left}px, ${stock.top - now.top}px)`;
       } else if (before.has(`${node.parentElement.dataset.pile}:${node.dataset.index}`)) {
         from = "rotateY(90deg)"; // turned up
@@ -176,8 +161,7 @@ export class Board {
     });
   }
 
-  /** Draws `state` (with `options` as `render` takes them) after a refused move: the cards
-   *  slide back to `pile`, then shake. */
+  /** After a refused move: the cards slide back to `pile`, then shake. */
   refuse(state, options, pile, count = 1) {
     this.render(state, options);
     if (reducedMotion.matches || !this.piles[pile]) return;
@@ -192,9 +176,7 @@ export class Board {
     }, () => {});
   }
 
-  /** Draws an automatic finish card by card: each card that `after` has on a foundation and
-   *  the board does not goes there in turn, level by level as the foundations hold them (so
-   *  lowest first); then `after` itself. */
+  /** Draws an automatic finish card by card, lowest first, then `after`. */
   async playHome(after, options) {
     const have = new Set(this.state ? this.state.foundations.flat() : []);
     const coming = [];
@@ -211,9 +193,8 @@ export class Board {
     this.render(after, options);
   }
 
-  // ---------------------------------------------------------------- hints
+  // ---- hints
 
-  /** Marks the suggested move: its cards and the pile they go to. */
   highlight(move) {
     this.clearHint();
     if (!move) return;
@@ -232,27 +213,24 @@ export class Board {
     for (const node of this.element.querySelectorAll(".hint, .hint-target")) node.classList.remove("hint", "hint-target");
   }
 
-  // ---------------------------------------------------------------- what the server allows
-  // Used only to choose between gestures (does a tap act at once, or wait for a second
-  // one?); the server still judges every action.
+  // ---- legality: only to choose between gestures; the server judges every action.
 
   pileArray(name) {
     return pileIn(this.state, name) || []; // the stock's cards are not known
   }
 
-  /** Whether the server's list sends `pile`'s top card home now (false while it is unknown). */
+  /** False while `legal` is unknown. */
   goesHome(pile) {
     return !!legalTarget(this.legal, { action: "tap", from: pile });
   }
 
-  // ---------------------------------------------------------------- actions
+  // ---- actions
 
   drawOrRecycle() {
     if (!this.state) return;
     this.send({ action: this.state.stock ? "draw" : "recycle" });
   }
 
-  /** Sends an action (the page queues it and draws its answer). */
   send(body) {
     if (this.keys) this.keys.picked = null;
     if (this.options.onAction) this.options.onAction(body);
@@ -267,8 +245,7 @@ export class Board {
   }
 }
 
-/** `state` with `card` laid on foundation `f` (an index) from wherever it lies: the waste, a
- *  column, or the stock when it is not in view. */
+/** `state` with `card` moved to foundation index `f` from the waste, a column or the stock. */
 function laidOn(state, card, f) {
   const next = {
     stock: state.stock,

@@ -32,8 +32,7 @@ export function pileName(pile) {
   return interpolate(gettext("column %(number)s"), { number: pile.slice(1) });
 }
 
-/** Where a card goes, with its preposition (the pile's case differs from `pileName`'s in
- *  Croatian, Slovak and Polish): "to column 5", "to the spades foundation". */
+/** "to column 5": the case differs from `pileName`'s in Croatian, Slovak and Polish. */
 export function pileTarget(pile) {
   if (pile === "stock") return gettext("to the stock");
   if (pile === "waste") return gettext("to the waste");
@@ -41,8 +40,7 @@ export function pileTarget(pile) {
   return interpolate(gettext("to column %(number)s"), { number: pile.slice(1) });
 }
 
-/** A card drawn in CSS: a corner index that stays readable when cards overlap, and a
- *  large suit in the middle. `data-card` is empty for a face-down card. */
+/** The corner index stays readable when cards overlap. */
 export function cardElement(card) {
   if (!card) return el("div", { class: "card down", "data-card": "", "aria-hidden": "true" });
   const suit = suitOf(card);
@@ -54,7 +52,6 @@ export function cardElement(card) {
   );
 }
 
-/** Where every face-up card lies: card -> pile name. */
 function locate(state) {
   const where = new Map();
   state.waste.forEach((c) => where.set(c, "waste"));
@@ -63,9 +60,8 @@ function locate(state) {
   return where;
 }
 
-/** A sentence for the live region, derived from two states alone, so it describes any change
- *  the same way (a drag, a tap, an undo, a replay step): "7 of hearts to column 3, 5 of clubs
- *  turned up". */
+/** For the live region; from two states alone, so any change (drag, tap, undo, replay step)
+ *  reads the same. */
 export function describeChange(before, after) {
   const was = locate(before);
   const now = locate(after);
@@ -94,7 +90,7 @@ export function describeChange(before, after) {
       ? ngettext("%(card)s and %(more)s more %(to)s", "%(card)s and %(more)s more %(to)s", cards.length - 1)
       : gettext("%(card)s %(to)s"), values));
   }
-  // Cards that were never visible and now are, outside the waste: turned up in a column.
+  // Never seen before, outside the waste: turned up in a column.
   after.tableau.forEach((col, i) => {
     col.forEach((c, j) => {
       if (c && !was.has(c) && before.tableau[i][j] === null) parts.push(interpolate(gettext("%(card)s turned up"), { card: cardName(c) }));

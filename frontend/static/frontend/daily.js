@@ -95,9 +95,8 @@ async function start(day, challenge) {
   }
 }
 
-/** A ranked start refused for want of a verified e-mail address (403 `email_unverified`): the
- *  server's explanation, a field for the address when the account has none, and a button that
- *  has the link e-mailed. The start is the player's to try again once the link is opened. */
+/** A ranked start refused for an unverified e-mail (403 `email_unverified`): the player retries
+ *  once the link is opened. */
 async function offerVerification(message) {
   const me = await currentUser();
   const form = el("form", { novalidate: true }, el("p", { text: message }));

@@ -1,10 +1,8 @@
 // @ts-check
-// Bookkeeping, not refereeing: no rule of Klondike is written here. A replay's log holds only
-// resolved, legal actions (the server checked them), so applying one moves cards; and a move
-// is drawn before its answer only when the server's own list of legal moves holds it.
+// Bookkeeping, not refereeing: no Klondike rule is here. Replays hold only server-checked
+// actions, and a move is drawn ahead of its answer only if the server's `legal` list holds it.
 
-/** The starting position from a replay's `deal`: every card known, the last of each column
- *  face up, the stock in draw order. */
+/** From a replay's `deal`; the stock in draw order. */
 export function initialPosition(deal) {
   return {
     tableau: deal.tableau.map((col) => col.map((card, i) => ({ card, up: i === col.length - 1 }))),
@@ -24,8 +22,7 @@ function copy(pos) {
   };
 }
 
-/** Applies one logged action (the API's JSON form) and returns the new position; `draw` is
- *  the rules' 1 or 3. The input position is left as it was. */
+/** Returns a new position; `pos` is left as it was. */
 export function applyAction(pos, action, draw) {
   if (action.action === "undo") {
     const history = pos.history.slice(0, -1);
@@ -54,7 +51,7 @@ export function applyAction(pos, action, draw) {
   return next;
 }
 
-/** The position as the API's game `state` shows it, so one renderer draws both. */
+/** As the API's game `state`, so one renderer draws both. */
 export function publicState(pos) {
   return {
     stock: pos.stock.length,
@@ -64,10 +61,8 @@ export function publicState(pos) {
   };
 }
 
-/** Every position of a replay: positions[k] follows the first k log entries. A redacted
- *  replay (a daily attempt whose board is still open) has no deal: it starts from what the
- *  player saw, with face-down cards and the stock unknown (null), and each entry's
- *  `revealed` cards fill in what it turned face up. */
+/** positions[k] follows the first k log entries. A redacted replay (an open daily) has no deal:
+ *  unseen cards are null until an entry's `revealed` fills them in. */
 export function positions(replay) {
   if (!replay.redacted) {
     const out = [initialPosition(replay.deal)];
@@ -90,17 +85,14 @@ export function positions(replay) {
   return out;
 }
 
-/** Puts `cards` on the unknown cards now in view, in the server's order: the waste bottom
- *  first, then the face-up cards of t1 to t7. */
+/** In the server's order: the waste bottom first, then t1 to t7. */
 function reveal(pos, cards) {
   const queue = [...cards];
   pos.waste.forEach((card, i) => { if (card === null) pos.waste[i] = queue.shift(); });
   for (const col of pos.tableau) for (const slot of col) if (slot.up && slot.card === null) slot.card = queue.shift();
 }
 
-/** The pile that `body` (a move or a tap, as the page sends it) sends its cards to, by the
- *  server's `legal` list of the position (docs/api.md, "Games"); null when the list lacks it.
- *  A tap and a move to "f" go to the foundation the list names for the pile. */
+/** Where `body` sends its cards by `legal` (docs/api.md, "Games"); null when the list lacks it. */
 export function legalTarget(legal, body) {
   const targets = (legal && legal.moves[body.from]) || {};
   const count = cardsMoved(body);
@@ -111,14 +103,11 @@ export function legalTarget(legal, body) {
   return body.action === "move" && targets[body.to] === count ? body.to : null;
 }
 
-/** How many cards `body` moves: a move's `count` (1 by default), one for a tap. */
 const cardsMoved = (body) => (body.action === "move" && body.count) || 1;
 
-/** The public state after `body` when the server's `legal` list for `state` accepts it and
- *  the page knows the outcome: a move or a tap (a face-down card it uncovers stays face down
- *  until the answer turns it up), or a recycle. Null for anything else: a draw turns up
- *  what only the server knows, a double tap's target is the server's choice, and an action
- *  the list lacks is the server's to refuse. The input state is left as it was. */
+/** The state after `body` if `legal` accepts it and the outcome is known (a move, tap or recycle;
+ *  an uncovered card stays down until the answer). Null for a draw or double tap (the server
+ *  decides) or an action the list lacks. */
 export function expected(state, legal, body) {
   if (!legal) return null;
   if (body.action === "recycle") return legal.stock === "recycle" ? { ...state, stock: state.waste.length, waste: [] } : null;
@@ -135,7 +124,7 @@ export function expected(state, legal, body) {
   return next;
 }
 
-/** A pile's cards in a public state, by name ("waste", "f2", "t5"); null for another name. */
+/** By name ("waste", "f2", "t5"); null for another. */
 export function pileIn(state, name) {
   if (name === "waste") return state.waste;
   if (/^f[1-4]$/.test(name)) return state.foundations[name[1] - 1];

@@ -1,15 +1,14 @@
 // @ts-check
-// The board's keyboard input: a cursor over the piles, pick up and drop with Enter, and the
-// tap and double tap as keys (f, d), spoken through the board's status line.
+// The board's keyboard input: a cursor over the piles, Enter picks up and drops, f/d tap.
 import { COLUMNS, cardName, pileName } from "./cards.js";
 import { formatNumber, gettext as _, interpolate as say, ngettext } from "./i18n.js";
 
 export class KeyInput {
-  /** @param {BoardHost} board the board it reads and sends through (frontend/board-host.d.ts) */
+  /** @param {BoardHost} board */
   constructor(board) {
     this.board = board;
     this.cursor = { pile: "t1", index: -1 };
-    this.picked = null; // the cards picked up with Enter: their pile and first index
+    this.picked = null; // pile and first index
     board.element.addEventListener("keydown", (e) => this.onKey(e));
   }
 
@@ -43,8 +42,7 @@ export class KeyInput {
     if (pile[0] !== "t" || this.cursor.index > last || this.cursor.index < this.faceUpStart(pile)) this.cursor.index = last;
   }
 
-  /** Grid columns (first, last) of the top row's piles, as the layout draws them: the
-   *  left-handed layout mirrors the top row, so arrows follow what the eye sees. */
+  /** Grid columns as drawn: left-handed mirrors the top row, and arrows follow the eye. */
   topSpans() {
     return document.documentElement.classList.contains("s-leftHanded")
       ? { f1: [1, 1], f2: [2, 2], f3: [3, 3], f4: [4, 4], waste: [5, 6], stock: [7, 7] }

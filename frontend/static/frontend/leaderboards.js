@@ -55,8 +55,7 @@ async function load(query = `page=${page}`) {
     const board = await api("GET", `/api/v1/leaderboards/daily/${date}/${mode}?${query}`);
     page = board.page;
     history.replaceState(null, "", `?date=${date}&mode=${mode}&page=${page}`);
-    // Replays of a daily are open once its board is final: before, a finished game would
-    // be a solution of the deal everybody is still playing.
+    // Only once the board is final: before, a replay would solve the deal others still play.
     const showReplays = board.final;
     $("[data-rows]").replaceChildren(...board.entries.map((e) => row(e, showReplays)));
     $("[data-table]").hidden = !board.entries.length;

@@ -1,20 +1,17 @@
 // @ts-check
-// What the play and replay pages tell a player in words, in one place, so that a translation
-// catalog can replace the English sentences. A refusal is the server's: its `message` is in
-// the player's language already, and the page words only what no server said (no answer at
-// all, a stale tab, a throttle).
+// The play and replay pages' words in one place. A refusal's `message` is the server's (already
+// translated); the page words only what no server said (no answer, a stale tab, a throttle).
 import { glyph, pileName, rankOf, suitOf } from "./cards.js";
 import { pileIn } from "./engine.js";
 import { formatNumber, gettext, interpolate } from "./i18n.js";
 
 const _ = gettext;
-/** A translated sentence with its `%(name)s` places filled. */
 const say = (format, values) => interpolate(format, values);
 
 /** "7♠", "10♥": a card as players write it. */
 export const cardLabel = (card) => (card ? `${rankOf(card)}${glyph(suitOf(card))}` : _("a face-down card"));
 
-/** The first card an action takes from its pile in `state` (null when the page cannot see it). */
+/** Null when the page cannot see it. */
 function movedCard(state, action) {
   if (!state || !action.from) return null;
   if (action.card) return action.card;
@@ -23,8 +20,7 @@ function movedCard(state, action) {
   return pile[pile.length - count] || null;
 }
 
-/** A logged action as a line of the replay's move list, from the position it was played in:
- *  "7♠ → column 5", "Draw", "Undo". */
+/** A line of the replay's move list: "7♠ → column 5", "Draw". */
 export function actionLabel(action, state) {
   if (action.action === "draw") return _("Draw");
   if (action.action === "recycle") return _("Waste back to the stock");
@@ -37,8 +33,7 @@ export function actionLabel(action, state) {
   return say(action.auto ? _("Auto: %(what)s → %(to)s") : "%(what)s → %(to)s", { what, to });
 }
 
-/** The replay's analysis (docs/api.md, "Replays") in words, keyed on its `status`; `move` is
- *  the point of no return as the move list words it. The server's `message` is English. */
+/** The analysis (docs/api.md, "Replays") by `status`: the server's `message` is English. */
 export function analysisText(analysis, move) {
   switch (analysis.status) {
     case "won":
@@ -56,8 +51,7 @@ export function analysisText(analysis, move) {
   }
 }
 
-/** A refused or failed request in plain words: a refusal (`illegal_move`, `game_over`) as the
- *  server worded it. */
+/** A refusal (`illegal_move`, `game_over`) as the server worded it. */
 export function errorText(error) {
   switch (error.code) {
     case "network":

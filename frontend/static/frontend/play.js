@@ -9,10 +9,11 @@ import { api, currentUser, modeName, requireSignIn } from "./api.js";
 import { el } from "./dom.js";
 import { Board } from "./board.js";
 import { cardName, describeChange, pileTarget } from "./cards.js";
-import { expected } from "./engine.js";
+import { expected, legalTarget } from "./engine.js";
 import { formatDuration, formatMoves, formatNumber, formatScore, gettext as _, interpolate as say, ngettext } from "./i18n.js";
 import { errorText } from "./messages.js";
 import { confirmDialog, loadSettings, showAccount } from "./site.js";
+import { sound } from "./sound.js";
 
 const root = /** @type {HTMLElement} */ (document.querySelector("[data-play]"));
 // An element of the page's own markup: its kind (input, button, dialog) is the markup's.
@@ -100,13 +101,19 @@ function waiting(on) {
  *  slides back now, and the answer says why. */
 async function send(body) {
   if (!isPlaying()) return;
-  const drawn = play.offlineSince === null && expected(play.game.state, play.game.legal, body);
+  const online = play.offlineSince === null;
+  const drawn = online && expected(play.game.state, play.game.legal, body);
   if (drawn) board.render(drawn, { legal: null });
   else if (body.action === "move") board.render(play.game.state);
   waiting(true);
   try {
-    const next = await api("POST", `/api/v1/games/${play.game.id}/actions`, { ...body, seq: play.game.seq });
-    await show(next, body);
+    const path = `/api/v1/games/${play.game.id}/actions`;
+    // A gesture the list refuses: the server says why, as an answer, not a failed request.
+    if (online && !drawn && refusedByList(body)) {
+      const check = await api("POST", `${path}/check`, { ...body, seq: play.game.seq });
+      if (!check.legal) return refusal(body, check.message);
+    }
+    await show(await api("POST", path, { ...body, seq: play.game.seq }), body);
   } catch (error) {
     await refused(error, body);
   } finally {
@@ -114,10 +121,27 @@ async function send(body) {
   }
 }
 
+/** Whether the last answer's legal list refuses a move, a tap or a double tap (which needs
+ *  some place for its card). */
+function refusedByList(body) {
+  const legal = play.game.legal;
+  if (!legal || !body.from) return false;
+  if (body.action === "double_tap") return !Object.keys(legal.moves[body.from] || {}).length;
+  return (body.action === "move" || body.action === "tap") && !legalTarget(legal, body);
+}
+
+/** A refused action: its cards slide back to their pile and shake, and `text` says why. */
+function refusal(body, text) {
+  board.refuse(play.game.state, boardOptions(play.game), body.from, body.count || 1);
+  sound("refusal");
+  toast(text);
+}
+
 /** A refused or failed action: the board goes back to the server's state (the cards slide
  *  back and shake), and a message says why in plain words. Resolves once the game is
  *  reloaded when it moved on elsewhere, so the next action goes with the right `seq`. */
 async function refused(error, body) {
+  if (error.code === "illegal_move") return refusal(body, errorText(error));
   board.refuse(play.game.state, boardOptions(play.game), body.from, body.count || 1);
   if (error.code === "network") {
     play.offlineSince ??= performance.now();
@@ -140,6 +164,7 @@ async function show(next, body) {
   updateHead();
   if (body) boardStatus(""); // a hint or the cursor's words are about the last position
   if (body && before) {
+    if (body.action !== "resign") sound(next.status === "won" ? "win" : "move");
     const change = describeChange(before.state, next.state);
     const score = scoreOf(next) || _("not kept");
     if (body.action === "undo") announce(change ? say(_("Undone: %(change)s. Score %(score)s."), { change, score }) : say(_("Undone. Score %(score)s."), { score }));
@@ -312,6 +337,7 @@ newGameDialog.querySelector("form").addEventListener("submit", async (event) => 
     $("[data-banner]").hidden = true;
     toast("");
     show(created);
+    sound("deal");
     if (created.winnable === false) toast(_("No deal proven winnable was ready in time: this random one may not be winnable."));
     announce(say(_("New game: %(mode)s. %(code)s"), { mode: modeName(created.rules), code: created.code || "" }));
     // Keys work at once; the focus ring waits for a key (a new deal is not a keyboard's doing).

@@ -1,32 +1,27 @@
 // @ts-check
-// The board's pointer input: a press, a drag and its drop target, and taps (rules §5), turned
-// into API actions for the board to send. It reads the board's state and the server's legal
-// list only to tell a tap that acts from one that waits for its second half.
+// The board's pointer input: presses, drags and taps (rules §5) turned into API actions.
 import { gettext as _ } from "./i18n.js";
 
 const DOUBLE_TAP_MS = 300;
 const DRAG_THRESHOLD_PX = 6;
-// Smart tap (a setting, site.js): one tap plays a card wherever it goes best.
+// Smart tap (site.js setting): one tap plays a card wherever it goes best.
 const smartTap = () => document.documentElement.classList.contains("s-smartTap");
 
 export class PointerInput {
-  /** @param {BoardHost} board the board it reads and sends through (frontend/board-host.d.ts) */
+  /** @param {BoardHost} board */
   constructor(board) {
     this.board = board;
-    this.press = null; // the press in progress: its pile, card, start and dragged nodes
-    this.lastTap = null; // the last tap, while a second one would make a double tap of it
+    this.press = null; // pile, card, start and dragged nodes
+    this.lastTap = null; // while a second tap would make it a double tap
     const element = board.element;
     element.addEventListener("pointerdown", (e) => this.onPointerDown(e));
     element.addEventListener("pointermove", (e) => this.onPointerMove(e));
     element.addEventListener("pointerup", (e) => this.onPointerUp(e));
     element.addEventListener("pointercancel", () => this.cancelDrag());
-    // A drag must not start the browser's own image/text drag.
     element.addEventListener("dragstart", (e) => e.preventDefault());
   }
 
-  /** An answer drawn while a finger or button is down: a drag ends (its cards were
-   *  redrawn), but a press that has not moved yet stays a tap, so a quick tap landing while
-   *  the last one's answer arrives is not lost. */
+  /** After a redraw a drag ends, but an unmoved press stays a tap, so a quick tap is not lost. */
   keepPress() {
     const p = this.press;
     if (!p) return;
@@ -38,9 +33,7 @@ export class PointerInput {
     p.nodes = same ? [.../** @type {NodeListOf<HTMLElement>} */ (this.board.piles[p.pile].querySelectorAll(".card"))].filter((n) => Number(n.dataset.index) >= p.index) : [];
   }
 
-  /** The card (or else pile) under a point as the state lays them out. Cards in flight take
-   *  no pointer events (CSS), so `target` is what lies beneath them; a card sliding or
-   *  turning into its place counts as being there already. */
+  /** Cards in flight take no pointer events (CSS); a card sliding into place counts as there already. */
   hitTarget(target, x, y) {
     let best = null;
     for (const node of /** @type {NodeListOf<HTMLElement>} */ (this.board.element.querySelectorAll(".card.moving"))) {
@@ -52,7 +45,7 @@ export class PointerInput {
     }
     if (best) {
       const under = /** @type {HTMLElement | null} */ (target.closest(".card"));
-      // A card drawn above the flying one's place (a column's next card) still wins.
+      // A card drawn above its place (a column's next card) still wins.
       if (!under || under.parentElement !== best.parentElement || Number(under.style.zIndex) < Number(best.style.zIndex)) return best;
     }
     return target;
@@ -70,7 +63,7 @@ export class PointerInput {
       press.index = Number(cardNode.dataset.index);
       press.card = cardNode.dataset.card;
       const last = this.board.pileArray(pile).length - 1;
-      // Only the top card of the waste and of a foundation moves; a column moves a run.
+      // Waste and foundation move their top card only; a column moves a run.
       if (pile[0] === "t" || press.index === last) {
         press.nodes = [...pileNode.querySelectorAll(".card")].filter((n) => Number(n.dataset.index) >= press.index);
       }
@@ -88,9 +81,9 @@ export class PointerInput {
     if (!p.dragging && Math.hypot(dx, dy) < DRAG_THRESHOLD_PX) return;
     if (!p.dragging) {
       p.dragging = true;
-      this.dropTap(); // a tap waiting for its second half did nothing; the drag replaces it
+      this.dropTap(); // the drag replaces a waiting tap
       for (const n of p.nodes) {
-        // A card still sliding in is taken from its place: the finger moves it from now on.
+        // A card still sliding in: the finger moves it from now on.
         for (const a of n.getAnimations()) a.cancel();
         n.classList.remove("moving");
         n.classList.add("dragging");
@@ -101,7 +94,7 @@ export class PointerInput {
     for (const name of Object.keys(this.board.piles)) this.board.piles[name].classList.toggle("drop-target", name === target);
   }
 
-  /** The pile under the dragged card's upper middle (not the finger, which hides it). */
+  /** Under the card's upper middle, not the finger, which hides it. */
   dropTarget(p) {
     const r = p.nodes[0].getBoundingClientRect();
     const x = r.left + r.width / 2;
@@ -131,7 +124,7 @@ export class PointerInput {
       return;
     }
     if (p.pile === "stock") {
-      this.flushTap(); // a tap waiting on the waste goes first, on the card it was made on
+      this.flushTap(); // a waiting tap goes first, on its own card
       this.board.drawOrRecycle();
     } else if (p.card) this.tap(p.pile, p.index, p.card);
   }
@@ -141,13 +134,9 @@ export class PointerInput {
     this.press = null;
   }
 
-  /** Tap = to the foundation, double tap = quick placement (rules §5), and a double tap is
-   *  one gesture: whatever its first half did, its second never acts on another card. A tap
-   *  acts at once when the server's list sends its card home (Smart tap: always); then a
-   *  second tap on that pile within DOUBLE_TAP_MS is that tap's other half, and does nothing.
-   *  A tap that cannot go home (or is made while an answer is awaited, when the list is not
-   *  known) waits for a second one to make a double tap of it, and, alone, is sent as a tap
-   *  after all, for the server's answer. */
+  /** Tap = home, double tap = quick placement (rules §5); a double tap's second half never acts
+   *  on another card. A tap acts at once if `legal` sends its card home (Smart tap: always),
+   *  and its second half does nothing; otherwise it waits and, alone, is sent as a tap. */
   tap(pile, index, card) {
     const now = performance.now();
     const last = this.lastTap;
@@ -161,7 +150,7 @@ export class PointerInput {
     if (last && !again) last.single(); // a tap waiting elsewhere goes first
     const arr = this.board.pileArray(pile);
     if (pile === "waste" || arr[index] !== card) {
-      // Only the waste's top card plays; a card that has just gone leaves the pile's top.
+      // Only the waste's top plays; a card just gone leaves the pile's top.
       index = arr.length - 1;
       card = arr[index];
       if (!card) return;
@@ -183,7 +172,6 @@ export class PointerInput {
     this.lastTap = entry;
   }
 
-  /** A tap waiting for its second half acts as a single tap now. */
   flushTap() {
     const last = this.lastTap;
     if (!last) return;

@@ -5,7 +5,7 @@ import { el } from "./dom.js";
 import { gettext as _, pgettext, interpolate as say, formatDate, formatDateTime, formatDuration, formatNumber, formatScore } from "./i18n.js";
 
 const root = /** @type {HTMLElement} */ (document.querySelector("[data-profile]"));
-// An element of the page's own markup: its kind (input, button, dialog) is the markup's.
+// The markup decides each element's kind.
 /** @type {(selector: string) => any} */
 const $ = (selector) => root.querySelector(selector);
 let page = 1;
@@ -31,32 +31,38 @@ function showStats(profile) {
     stat(_("Fastest win"), time(s.fastest_win_ms)), stat(_("Daily streak"), formatNumber(best("current"))),
     stat(_("Longest streak"), formatNumber(best("longest"))));
   const modes = Object.entries(s.modes || {});
+  const heads = columnNames("[data-modes-table]");
   $("[data-modes]").replaceChildren(...modes.map(([mode, m]) => {
     const streak = (s.streaks || {})[mode] || { current: 0, longest: 0 };
     return el("tr", {}, el("td", { text: modeName(mode) }), ...[formatNumber(m.played), formatNumber(m.won), pct(m.win_rate), score(m.best_score, m.best_score_display),
-      orDash(m.fewest_moves), time(m.fastest_win_ms), formatNumber(streak.current), formatNumber(streak.longest)].map((v) => el("td", { class: "num", text: v })));
+      orDash(m.fewest_moves), time(m.fastest_win_ms), formatNumber(streak.current), formatNumber(streak.longest)].map((v, i) => el("td", { class: "num", text: v, "data-label": heads[i + 1] })));
   }));
   $("[data-modes-section]").hidden = !modes.length;
 }
 
-function gameRow(g) {
+/** Each cell names its column for a phone's card layout (site.css, `table.cards`). */
+const columnNames = (table) => [...root.querySelectorAll(`${table} th`)].map((th) => th.textContent);
+
+function gameRow(g, heads) {
   const result = { playing: _("In progress"), won: _("Won"), resigned: _("Resigned") }[g.status] || g.status;
   const link = g.status === "playing"
     ? el("a", { href: `/play/${g.id}`, text: _("Continue") })
     : el("a", { href: `/replay/${g.id}`, text: _("Replay") });
+  const cell = (i, attrs, child = null) => el("td", { ...attrs, "data-label": heads[i] }, child);
   return el("tr", { "data-game": String(g.id) },
-    el("td", { text: formatDateTime(g.started_at, { dateStyle: "short", timeStyle: "short" }) }),
-    el("td", { text: g.kind === "daily" ? say(_("Daily · %(mode)s"), { mode: modeName(g.rules) }) : modeName(g.rules) }),
-    el("td", { text: result }),
-    el("td", { class: "num", text: score(g.score, g.score_display) }),
-    el("td", { class: "num", text: formatNumber(g.moves) }),
-    el("td", { class: "num", text: formatDuration(g.elapsed_ms / 1000) }),
-    el("td", {}, link));
+    cell(0, { text: formatDateTime(g.started_at, { dateStyle: "short", timeStyle: "short" }) }),
+    cell(1, { text: g.kind === "daily" ? say(_("Daily · %(mode)s"), { mode: modeName(g.rules) }) : modeName(g.rules) }),
+    cell(2, { text: result }),
+    cell(3, { class: "num", text: score(g.score, g.score_display) }),
+    cell(4, { class: "num", text: formatNumber(g.moves) }),
+    cell(5, { class: "num", text: formatDuration(g.elapsed_ms / 1000) }),
+    cell(6, {}, link));
 }
 
 async function loadGames() {
   const list = await api("GET", `/api/v1/games?mine=1&page=${page}`);
-  $("[data-games]").replaceChildren(...list.results.map(gameRow));
+  const heads = columnNames("[data-games-table]");
+  $("[data-games]").replaceChildren(...list.results.map((g) => gameRow(g, heads)));
   $("[data-history]").hidden = false;
   const pages = Math.max(1, Math.ceil(list.count / 20));
   $("[data-pager]").hidden = pages <= 1;

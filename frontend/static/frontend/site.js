@@ -1,6 +1,5 @@
 // @ts-check
-// Shared page code: the account bar, the sign-in / sign-up, password reset and e-mail
-// verification forms, the display settings and the language picker.
+// Shared page code: account bar, auth forms, display settings, language picker.
 import { api, currentUser } from "./api.js";
 import { el } from "./dom.js";
 import { gettext as _ } from "./i18n.js";
@@ -8,9 +7,12 @@ import { gettext as _ } from "./i18n.js";
 const SETTINGS_KEY = "klondike.settings";
 export const SETTINGS = { fourColour: "Four-colour deck", leftHanded: "Left-handed layout", large: "Larger cards", smartTap: "Smart tap" };
 
-// Casual games are dealt only deals the solver has proven winnable, unless turned off.
+// Casual games deal only solver-proven winnable deals unless turned off.
 SETTINGS.winnable = "Winnable deals only";
-const DEFAULTS = { winnable: true };
+SETTINGS.sounds = "Sounds";
+// The first choice is the default; each is a class `s-<key>-<choice>` on <html>.
+export const CHOICES = { back: ["blue", "red", "slate"], table: ["green", "blue", "wine"] };
+const DEFAULTS = { winnable: true, back: "blue", table: "green" };
 
 export function loadSettings() {
   try {
@@ -22,7 +24,11 @@ export function loadSettings() {
 
 /** Settings are classes on <html>, so every page (play, replay) draws cards the same way. */
 export function applySettings(settings = loadSettings()) {
-  for (const key of Object.keys(SETTINGS)) document.documentElement.classList.toggle(`s-${key}`, !!settings[key]);
+  const classes = document.documentElement.classList;
+  for (const key of Object.keys(SETTINGS)) classes.toggle(`s-${key}`, !!settings[key]);
+  for (const [key, choices] of Object.entries(CHOICES)) {
+    for (const choice of choices) classes.toggle(`s-${key}-${choice}`, settings[key] === choice);
+  }
 }
 
 export function saveSettings(settings) {
@@ -34,8 +40,7 @@ export function saveSettings(settings) {
   applySettings(settings);
 }
 
-/** A link to sign in or up that comes back here afterwards (a guest's game page: to /play,
- *  when signing in to another account, where the guest's game is not). */
+/** Comes back here afterwards; a guest signing in from a game goes to /play (the game is not in that account). */
 function accountLink(path, text, attrs = {}) {
   const target = () => {
     const form = /** @type {HTMLFormElement | null} */ (document.querySelector("[data-auth-form]"));
@@ -43,12 +48,11 @@ function accountLink(path, text, attrs = {}) {
     const next = path === "/signin" && here.startsWith("/play/") ? "/play" : here;
     return `${path}?next=${encodeURIComponent(next)}`;
   };
-  // Where "here" is when clicked: the play page moves to /play/<id> without a reload.
+  // At click time: the play page moves to /play/<id> without a reload.
   return el("a", { href: target(), text, ...attrs, onclick: (event) => (event.currentTarget.href = target()) });
 }
 
-/** The account bar: sign in or up; a guest's offer to sign up and keep its games; or the
- *  player's name and sign-out. Called again by the play page once it has made a guest. */
+/** Called again by the play page once it has made a guest. */
 export async function showAccount(me) {
   const nav = document.querySelector("[data-account]");
   if (!nav) return;
@@ -74,7 +78,6 @@ export async function showAccount(me) {
     location.assign("/");
   });
   nav.replaceChildren(el("span", { class: "who", text: me.username }), out);
-  // The landing page's sign-up call gives way to the two things a player comes back for.
   const cta = document.querySelector("[data-cta]");
   if (cta) {
     cta.replaceChildren(
@@ -84,8 +87,7 @@ export async function showAccount(me) {
   }
 }
 
-/** Sends a form's fields with `submit(fields)` on submit; an error shows in its
- *  `[data-error]` box (the API's per-field messages when it gives them). */
+/** Errors show in the form's `[data-error]` box (per field when the API gives them). */
 function onSubmit(form, submit) {
   const errorBox = form.querySelector("[data-error]");
   form.addEventListener("submit", async (event) => {
@@ -108,11 +110,10 @@ function wireAuthForm() {
     if (!fields.email) delete fields.email;
     const path = form.dataset.authForm === "signup" ? "/api/v1/auth/register" : "/api/v1/auth/login";
     await api("POST", path, fields);
-    location.assign(form.dataset.next); // `next`, checked by the server (frontend.views)
+    location.assign(form.dataset.next); // checked by the server (frontend.views)
   });
 }
 
-/** The password reset pages: ask for a link by e-mail, then (from the link) set a new password. */
 function wireResetForm() {
   const form = /** @type {HTMLFormElement | null} */ (document.querySelector("[data-reset-form]"));
   if (!form) return;
@@ -130,7 +131,6 @@ function wireResetForm() {
   });
 }
 
-/** The page of a verification e-mail's link: verifies the address when the player asks. */
 function wireVerifyForm() {
   const form = /** @type {HTMLFormElement | null} */ (document.querySelector("[data-verify-form]"));
   if (!form) return;
@@ -142,7 +142,6 @@ function wireVerifyForm() {
   });
 }
 
-/** Buttons with `data-open-dialog` open that dialog; the settings dialog saves as you tick. */
 function wireDialogs() {
   for (const button of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-open-dialog]"))) {
     button.addEventListener("click", () => /** @type {HTMLDialogElement} */ (document.getElementById(button.dataset.openDialog)).showModal());
@@ -158,9 +157,16 @@ function wireDialogs() {
       saveSettings(settings);
     });
   }
+  for (const key of Object.keys(CHOICES)) {
+    const select = /** @type {HTMLSelectElement} */ (form.elements.namedItem(key));
+    select.value = settings[key];
+    select.addEventListener("change", () => {
+      settings[key] = select.value;
+      saveSettings(settings);
+    });
+  }
 }
 
-/** A modal yes/no question; resolves true when confirmed. */
 export function confirmDialog(title, text, okLabel) {
   const dialog = el("dialog", { class: "dialog", "aria-labelledby": "confirm-title" },
     el("form", { method: "dialog" },
@@ -179,21 +185,19 @@ export function confirmDialog(title, text, okLabel) {
   });
 }
 
-/** The language picker (base.html's form, posting to Django's set_language): a choice is sent
- *  as soon as it is made (without scripts, with the form's own button). A signed-in player's choice is kept on the profile first, so it follows
- *  them to their next sign-in; a guest's lives in the cookie only. The settings dialog's picker
- *  sends the same form. */
+/** Sends on change. A signed-in player's choice goes on the profile first, to follow them to
+ *  their next sign-in; a guest's lives in the cookie only. */
 function wireLanguage() {
   const form = /** @type {HTMLFormElement | null} */ (document.querySelector("[data-language-form]"));
   if (!form) return;
   const field = (name) => /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
   const send = async (language) => {
     field("language").value = language;
-    // Back to where the player is now (the play page moves to /play/<id> without a reload).
+    // Read now: the play page moves to /play/<id> without a reload.
     field("next").value = location.pathname + location.search + location.hash;
     const me = await currentUser();
     if (me && !me.is_guest) await api("PATCH", "/api/v1/me", { language }).catch(() => null);
-    // The page's token may be stale: signing in, or becoming a guest on the play page, renews it.
+    // The page's token may be stale (signing in or becoming a guest renews it).
     const fresh = await api("GET", "/api/v1/auth/csrf").catch(() => null);
     if (fresh) field("csrfmiddlewaretoken").value = fresh.csrf_token;
     form.submit();
