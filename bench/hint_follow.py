@@ -18,7 +18,10 @@ single hints with no kept line
 from the positions a quarter, half and three quarters along each proof (winnable positions: a
 player who left the line). Printed per mode and row: games won, hints asked, the share that
 came from a winning line (``source == "solver"``), the hints' latency (median, p95, max),
-and the waits for a background search (how many, median and longest).
+the waits for a background search (how many, median and longest), and, for the games from the
+deal, how often the first hint was a draw (or recycle) while a visible move (a card to a
+foundation, the waste's card played, a column card moved onto another column) also kept the
+deal winnable: proven by a search of ``--prove`` seconds after that move (issue #39).
 ``--cpu``: budgets and times in CPU seconds (a busy machine). ``--list``: only each mode's
 proven deal numbers; with ``--prove 600 --prove-nodes 5000`` (a bound in positions, the same
 search on any machine), the lists of tests/games/engine/test_solver_hints.py.
@@ -35,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import Deal, GameState, PlainAction, Rules
+from games.engine import DRAW, RECYCLE, Deal, GameState, Move, PlainAction, Rules
 from games.engine.solver import Solved, hint, solve
 from games.engine.solver.hints import NO_LINE_YET
 
@@ -53,9 +56,10 @@ def follow(
     line: tuple[PlainAction, ...] = (),
     background: float = 0.0,
     waits: list[float] | None = None,
+    firsts: list[tuple[GameState, PlainAction | None]] | None = None,
 ) -> tuple[bool, list[tuple[float, str]]]:
     """Play the hints from ``g``, the first given ``line`` as its kept line: (won,
-    [(latency, source) of each hint]).
+    [(latency, source) of each hint]). ``firsts`` gets the start and the first hint's action.
 
     ``background`` > 0: a hint whose search ran out of time (the page's "still looking") is
     waited for, as the page asks again: the server's background search of the position
@@ -69,6 +73,8 @@ def follow(
         t = time.perf_counter()
         h = hint(g, budget_s=budget, line=line)
         calls.append((time.perf_counter() - t, h.source))
+        if firsts is not None and not calls[1:]:
+            firsts.append((g.copy(), h.action))
         if background and h.source != "solver" and NO_LINE_YET in h.reason:
             t = time.perf_counter()
             found = hint(g, budget_s=background)
@@ -102,6 +108,21 @@ def proven_deals(
     return out
 
 
+def draw_though_a_visible_move_wins(g: GameState, action: PlainAction | None, prove: float) -> bool:
+    """Is ``action`` a draw or recycle while a visible move of ``g`` (tableau to foundation,
+    waste to foundation or tableau, tableau to tableau) keeps the deal winnable (``prove``
+    seconds of search after it find a win)?"""
+    if action not in (DRAW, RECYCLE):
+        return False
+    for m in g.legal_moves():
+        if isinstance(m, Move) and m.src[0] in "wt" and m.dst[0] in "ft":
+            after = g.copy()
+            after.apply(m)
+            if isinstance(solve(after, budget_s=prove), Solved):
+                return True
+    return False
+
+
 NO_LINE = "from the deal, no kept line"
 WAITING = "from the deal, no kept line, waiting for the background search"
 PROOF_KEPT = "from the deal, the proof kept"
@@ -126,14 +147,17 @@ def bench_mode(
         won = 0
         calls: list[tuple[float, str]] = []
         waits: list[float] = []
+        firsts: list[tuple[GameState, PlainAction | None]] = []
         for n, proof in proven:
             kept = tuple(proof.actions) if how == PROOF_KEPT else ()
             wait = background if how == WAITING else 0.0
             deal = GameState.new(Deal.from_number(n), rules)
-            ok, c = follow(deal, budget, kept, wait, waits)
+            ok, c = follow(deal, budget, kept, wait, waits, firsts)
             won += ok
             calls.extend(c)
-        rows.append(_row(mode, how, sample, f"{won} of {len(proven)}", calls, waits))
+        drawn = sum(draw_though_a_visible_move_wins(g, a, prove) for g, a in firsts)
+        first = f"{drawn} of {len(firsts)}" if how != WAITING else "-"
+        rows.append(_row(mode, how, sample, f"{won} of {len(proven)}", calls, waits, first))
     calls = []
     for n, proof in proven:
         for quarter in (1, 2, 3):
@@ -154,6 +178,7 @@ def _row(
     won: str,
     calls: list[tuple[float, str]],
     waits: Sequence[float] = (),
+    first: str = "-",
 ) -> str:
     lat = [t for t, _ in calls]
     from_line = sum(src == "solver" for _, src in calls)
@@ -161,7 +186,8 @@ def _row(
     return (
         f"| {mode} | {how} | {sample} | {won} | {len(calls)} | "
         f"{100 * from_line / len(calls):.1f} % | "
-        f"{statistics.median(lat):.4f} / {pct(lat, 0.95):.3f} / {max(lat):.2f} s | {waited} |"
+        f"{statistics.median(lat):.4f} / {pct(lat, 0.95):.3f} / {max(lat):.2f} s | {waited} | "
+        f"{first} |"
     )
 
 
@@ -198,7 +224,8 @@ def main() -> None:
         return
     print(
         "| mode | hints | deals | won | hints asked | from a winning line | "
-        "latency median / p95 / max | waits: median / max |\n|---|---|---|---|---|---|---|---|"
+        "latency median / p95 / max | waits: median / max | "
+        "first hint a draw, a visible move wins |\n|---|---|---|---|---|---|---|---|---|"
     )
     for mode in args.modes.split(","):
         rows = bench_mode(mode, args.deals, args.budget, args.prove, args.last, args.background)

@@ -1,5 +1,5 @@
-"""Hints: the next move of a proven winning line, or a heuristic move, served so that hints
-can never starve play.
+"""Hints: the next move of a proven winning line, or a heuristic move, with its reason in the
+player's words (`games.hint_reasons`), served so that hints can never starve play.
 
 A search costs up to HINT_BUDGET_S of a core, so:
 - a player has one hint search at a time (a second is 429 `throttled`), and a rate
@@ -11,9 +11,11 @@ A search costs up to HINT_BUDGET_S of a core, so:
   would find the same nothing;
 - a search runs in a process of its own below play's CPU priority (nice 10), so that a
   move's request, which needs a core for a few milliseconds, always comes first.
-A hint that follows the kept line of the last one costs no search at all; so does the first
-hint of a game dealt "winnable only", whose kept line starts as the solver's proof of its deal
-(`games.pool.ProvenDeal`, kept by `games.services.game_start_winnable`).
+A hint that follows the kept line of the last one costs no search at all (where the line
+draws next, a move the player can see may go first: the engine tries the line's own moves in
+another order, by replay); so does the first hint of a game dealt "winnable only", whose kept
+line starts as the solver's proof of its deal (`games.pool.ProvenDeal`, kept by
+`games.services.game_start_winnable`).
 
 A winnable position of a one-pass preset often needs seconds of search, not half of one. So a
 search that ran out of time without a verdict (not one that proved the position lost) goes on
@@ -54,6 +56,7 @@ from games import engine, search_process
 from games.engine import solver
 from games.engine.solver.hints import NO_LINE_YET
 from games.errors import GameOverError, HintBusyError
+from games.hint_reasons import hint_reason_message
 from games.models import Game
 from games.services import game_state
 
@@ -81,14 +84,15 @@ BACKGROUND_TTL_S = 2 * settings.HINT_BACKGROUND_BUDGET_S + 10
 # (`games.tasks.hint_line_search_queue`, connected in `games.apps`).
 hint_line_search_queue: Hook[[int, str]] = Hook("games.hints.hint_line_search_queue")
 
-_search_slots = HostSlots("solver-search", settings.SOLVER_SEARCHES_AT_ONCE, VAR_DIR / "locks")
+search_slots = HostSlots("solver-search", settings.SOLVER_SEARCHES_AT_ONCE, VAR_DIR / "locks")
 
 
 def game_hint(*, game: Game) -> dict[str, Any]:
     """The next action of a solution from the current position, or a heuristic move, or
     `null` when nothing productive is left; `searching`: a longer search of this position is
     under way outside the request, so that a hint asked again once it is done may come from a
-    winning line.
+    winning line; `reason`: why (the engine's code), and `reason_message`: that in the
+    request's language.
 
     :raises AuthenticationFailed: the account was deactivated.
     :raises GameOverError: the game is over.
@@ -105,12 +109,12 @@ def game_hint(*, game: Game) -> dict[str, Any]:
     # here (then it takes neither the player's search mark nor a slot of the host), else a
     # heuristic move, which a search replaces when one may run.
     hint = solver.hint(state, budget_s=0, line=_hint_line_get(_hint_line_key(game.pk)))
-    position = _position_digest(game, state)
+    position = position_digest(game, state)
     no_line_key = f"{NO_LINE_KEY}:{position}"
     background_key = _background_key(game.pk, position)
     searched = False
     if hint.source != "solver" and cache_get(no_line_key) is None:
-        with _one_search_per_player(game.user_id), _search_slots.take() as slot:
+        with _one_search_per_player(game.user_id), search_slots.take() as slot:
             if slot:
                 hint = search_process.hint(state, budget_s=HINT_BUDGET_S)
                 searched = True
@@ -129,6 +133,8 @@ def game_hint(*, game: Game) -> dict[str, Any]:
         "move": engine.action_to_dict(hint.action) if hint.action is not None else None,
         "source": hint.source,
         "searching": searching,
+        "reason": hint.reason_code,
+        "reason_message": hint_reason_message(hint.reason_code),
     }
 
 
@@ -148,7 +154,7 @@ def hint_line_search(*, game_id: int, position: str) -> str:
     other player's hint without a search) nor the player's search mark, and searches in the
     search process's background lane, below play's CPU priority. Idempotent.
 
-    `position`: the `_position_digest` searched for. Returns what came of it: "stale" (no
+    `position`: the `position_digest` searched for. Returns what came of it: "stale" (no
     search: the game is gone, over, a ranked daily attempt, or no longer at `position`),
     "lost" (proven; the position keeps its no-line mark), "no line"
     (out of time again: nothing more), "kept" (a line, kept), "not kept" (a line, but the
@@ -200,7 +206,7 @@ def _playable_state(game_id: int, position: str | None) -> engine.GameState | No
     if game is None or game.is_over or game.daily_id is not None:
         return None
     state = game_state(game)
-    if position is not None and _position_digest(game, state) != position:
+    if position is not None and position_digest(game, state) != position:
         return None
     return state
 
@@ -239,7 +245,7 @@ def _one_search_per_player(user_id: int) -> Iterator[None]:
             cache_delete(key)
 
 
-def _position_digest(game: Game, state: engine.GameState) -> str:
+def position_digest(game: Game, state: engine.GameState) -> str:
     """A short key of the position under the game's rules."""
     text = repr((game.draw, game.preset, state.position_key()))
     return hashlib.sha256(text.encode()).hexdigest()[:32]

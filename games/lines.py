@@ -20,7 +20,7 @@ from config.cache import cache_get, cache_set
 from games import engine, search_process
 from games.engine.solver.hints import LOST
 from games.errors import GameNotFoundError
-from games.hints import _position_digest, _search_slots
+from games.hints import position_digest, search_slots
 from games.models import Game
 from games.selectors import daily_board_open, game_log
 from games.services import game_setup
@@ -49,7 +49,7 @@ def replay_line(*, game: Game, step: int) -> dict[str, Any]:
         # The analysis' own line wins from there: the same line the replay names, at once.
         return _answer(step, "winnable", "\n".join(analysis["winning_line"]))
     state = engine.replay(game_setup(game), log[:step]).state
-    key = f"{LINE_KEY}:{_position_digest(game, state)}"
+    key = f"{LINE_KEY}:{position_digest(game, state)}"
     kept = cache_get(key)
     if kept is None:
         kept = _search(state)
@@ -70,7 +70,7 @@ def _search(state: engine.GameState) -> tuple[str, str] | None:
     found nothing within the budget (nothing to keep)."""
     if state.is_won:
         return ("winnable", "")
-    with _search_slots.take() as slot:
+    with search_slots.take() as slot:
         if not slot:
             return None
         hint = search_process.hint(state, budget_s=LINE_BUDGET_S, lane="background")

@@ -406,3 +406,29 @@ class HintSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="a longer search of this position is under way: asked again once it is done "
         "(a few seconds), the hint may come from a winning line"
     )
+    reason = serializers.ChoiceField(
+        # engine.solver.hints.REASON_CODES (tests/games/test_hints.py holds them equal)
+        choices=[
+            "card_in_stock",
+            "frees_face_down",
+            "empties_column",
+            "king_to_empty",
+            "builds_foundation",
+            "plays_waste",
+            "frees_card",
+            "from_foundation",
+            "winning_line",
+            "nothing_left",
+        ],
+        help_text="Why the hint suggests its move, by what the move does: `card_in_stock` (a "
+        "draw or recycle: a card to play is in the stock or waste), `frees_face_down` (leaves "
+        "a face-down card to turn up), `empties_column`, `king_to_empty` (a king to an empty "
+        "column), `builds_foundation`, `plays_waste` (the waste's card onto a column), "
+        "`frees_card` (part of a run moved, uncovering the card under it), `from_foundation` "
+        "(a card back from a foundation), `winning_line` (none of these, in a winning line), "
+        "`nothing_left` (with `move` null). New codes may appear: show `reason_message`.",
+    )
+    reason_message = serializers.CharField(
+        help_text="`reason` as a short phrase in the request's language, to show after the "
+        'move: "frees a face-down card".'
+    )

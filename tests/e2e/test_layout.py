@@ -224,7 +224,7 @@ def test_the_new_game_dialog_fits_a_landscape_phone(page: Any) -> None:
     assert scroll[0] <= scroll[1], scroll
 
 
-# ------------------------------------------------------------------ the board uses the screen (#39, 4)
+# ---------------------------------------------------------- the board uses the screen (#39, 4)
 
 
 def test_the_board_uses_a_landscape_phone(page: Any) -> None:

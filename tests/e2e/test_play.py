@@ -148,7 +148,7 @@ def test_a_hint_still_searched_is_asked_again_until_its_line_is_found(
     # A search slot of this test's own: background work an earlier test left running (a pool
     # fill) could hold the host's one slot, and a hint without a slot does not search at all,
     # so it is never "still looking" (seen in CI, two suites side by side).
-    monkeypatch.setattr(hints, "_search_slots", HostSlots("solver-search", 1, tmp_path))
+    monkeypatch.setattr(hints, "search_slots", HostSlots("solver-search", 1, tmp_path))
     monkeypatch.setattr(hints, "hint_line_search_queue", lambda *args: queued.append(args))
     asked: list[str] = []
     page.on("request", lambda request: "/hint" in request.url and asked.append(request.url))

@@ -1,6 +1,7 @@
 """Hints cannot starve play: one search per player at a time, a rate, a bound on searches
 per host shared by every process, and no second search of a position that found nothing. A
-search that ran out of time goes on in the background, and its line serves the next hint."""
+search that ran out of time goes on in the background, and its line serves the next hint.
+Each hint says why, in the player's language (issue #39)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 from games import hints, search_process
 from games.engine import solver
+from games.hint_reasons import HINT_REASONS, hint_reason_message
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +41,7 @@ def searches(monkeypatch):
 def slots(tmp_path, monkeypatch):
     """The host's search slots in a folder of this test's own: one slot."""
     slots = hints.HostSlots("solver-search", 1, tmp_path)
-    monkeypatch.setattr(hints, "_search_slots", slots)
+    monkeypatch.setattr(hints, "search_slots", slots)
     return slots
 
 
@@ -159,10 +161,14 @@ def test_a_hint_along_the_kept_line_takes_no_search(start, auth_client, searches
         assert held
         response = _hint(auth_client, game)
     assert response.status_code == 200
+    deal = engine.GameState.from_code(game["code"])
+    expected = solver.hints.hint(deal, budget_s=0, line=proof.actions)
     assert response.json() == {
-        "move": engine.action_to_dict(proof.actions[0]),
+        "move": engine.action_to_dict(expected.action),
         "source": "solver",
         "searching": False,
+        "reason": expected.reason_code,
+        "reason_message": hint_reason_message(expected.reason_code),
     }
     assert searches == [0.0]  # the line, replayed in this process
 
@@ -173,7 +179,7 @@ def _position(game_id):
     from games.services import game_state
 
     row = Game.objects.get(pk=game_id)
-    return hints._position_digest(row, game_state(row))
+    return hints.position_digest(row, game_state(row))
 
 
 @pytest.mark.django_db(transaction=True)  # the background thread reads the committed game
@@ -251,7 +257,9 @@ def test_a_background_search_that_ends_without_a_line_ends_the_searching(
         if lane == "request":
             return solver.hint(state, budget_s=0, line=line)  # out of time: "no line found yet"
         heuristic = solver.hint(state, budget_s=0)
-        return solver.Hint(heuristic.action, "heuristic", f"x ({reason})")
+        return solver.Hint(
+            heuristic.action, "heuristic", f"x ({reason})", reason_code=heuristic.reason_code
+        )
 
     monkeypatch.setattr(search_process, "hint", search)
     game = start()
@@ -359,7 +367,7 @@ def test_a_background_search_leaves_the_hosts_request_slots_alone(start, slots, 
     def search(state, *, budget_s, lane="request", **_):
         with slots.take() as free:
             seen.append(bool(free))
-        return solver.Hint(None, "none", f"x; {hints.NO_LINE_YET}")
+        return solver.Hint(None, "none", f"x; {hints.NO_LINE_YET}", reason_code="nothing_left")
 
     monkeypatch.setattr(search_process, "hint", search)
     game = start()
@@ -398,3 +406,58 @@ def test_a_background_search_that_cannot_be_queued_leaves_the_hint_alone(
     # comes after the commit (logged by `config.celery.AfterCommitTask`): the position's mark
     # stands until it expires (BACKGROUND_TTL_S), about when the page stops asking anyway.
     assert response.json()["searching"] is not settings.EMBEDDED
+
+
+def test_a_hint_says_why_in_the_players_language(start, auth_client, searches, slots):
+    """A kept line that draws first (deal 5 of D1N) while a card could go onto another column
+    and turn a card up: the hint is that move, and says so; the line kept for the next hint
+    now starts with it."""
+    from django.core.cache import cache
+    from django.utils import translation
+
+    from games import engine
+
+    game = start({"code": "KL1-D1N-AAAAAAF"})
+    deal = engine.GameState.from_code(game["code"])
+    proof = solver.solve(deal, budget_s=600, max_nodes=5000)
+    assert proof.actions[0] == engine.DRAW
+    hints.hint_line_keep(game_id=game["id"], line_text=engine.format_actions(proof.actions))
+    response = _hint(auth_client, game)
+    assert response.status_code == 200
+    answer = response.json()
+    assert answer["move"] == {"action": "move", "from": "t7", "to": "t3", "count": 1}
+    assert (answer["source"], answer["reason"]) == ("solver", "frees_face_down")
+    assert answer["reason_message"] == "frees a face-down card"
+    kept = engine.parse_actions(cache.get(f"{hints.HINT_LINE_KEY}:{game['id']}"))
+    assert kept[0] == engine.Move("t7", "t3") and solver.replay_wins(deal, kept)
+    slovak = auth_client.get(f"/api/v1/games/{game['id']}/hint", HTTP_ACCEPT_LANGUAGE="sk")
+    assert slovak.status_code == 200 and slovak["Content-Language"] == "sk"
+    with translation.override("sk"):
+        in_slovak = translation.gettext("frees a face-down card")
+    assert slovak.json() == {**answer, "reason_message": in_slovak}
+    assert searches == [0.0, 0.0]  # the kept line: no search of a slot's
+
+
+def test_a_heuristic_hint_says_what_its_move_does(start, auth_client, slots, monkeypatch):
+    monkeypatch.setattr(search_process, "hint", lambda state, **kw: solver.hint(state, budget_s=0))
+    game = start()  # KL1-D1N-AAAAAAG: the ace of diamonds tops column 1
+    answer = _hint(auth_client, game).json()
+    assert answer["source"] == "heuristic" and answer["move"]["from"] == "t1"
+    assert (answer["reason"], answer["reason_message"]) == (
+        "builds_foundation",
+        "builds a foundation",
+    )
+
+
+def test_every_reason_code_has_its_phrase_and_the_schemas_choice():
+    from django.utils import translation
+
+    from games.serializers import HintSerializer
+
+    codes = list(solver.hints.REASON_CODES)
+    assert list(HINT_REASONS) == codes
+    assert list(HintSerializer().fields["reason"].choices) == codes
+    for language in ("en", "sk"):
+        with translation.override(language):
+            assert all(hint_reason_message(code) for code in codes)
+    assert hint_reason_message("no such code") == ""

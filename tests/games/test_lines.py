@@ -54,7 +54,7 @@ def test_the_analysis_line_is_the_answer_at_its_step(start, act, api_client):
             "winning_line": ["t1-f3", "t7-f2"],
             "winning_line_after": 0,
             "point_of_no_return": None,
-        }  # fmt: skip
+        }
     )
     body = _line(api_client, game, 1).json()
     assert body == {

@@ -50,7 +50,7 @@ function challengeTile(day, challenge, me) {
   const mine = challenge.my_game;
   const board = `/leaderboards?date=${day.date}&mode=${challenge.mode}`;
   const facts = el("dl", { class: "facts" },
-    el("div", {}, el("dt", { text: _("Par") }), el("dd", { text: formatNumber(challenge.par) })),
+    el("div", {}, el("dt", { text: _("Par") }), el("dd", { text: formatMoves(challenge.par) })),
     el("div", {}, el("dt", { text: _("Players") }), el("dd", { text: formatNumber(challenge.players) })));
   const tile = el("article", { class: "tile", "data-mode": challenge.mode },
     el("h2", { text: modeName(challenge.mode) }), facts);

@@ -368,7 +368,7 @@ async function hint(again = 0) {
   try {
     const answer = await api("GET", `/api/v1/games/${asked.id}/hint`);
     if (!still()) return answer.move; // a move or another game meanwhile: not this one's
-    showHint(answer.move, answer.searching);
+    showHint(answer.move, answer.searching, answer.reason_message);
     if (answer.searching && again < HINT_AGAIN_MAX) {
       play.timers.hintAgain = setTimeout(() => still() && hint(again + 1), HINT_AGAIN_MS);
     }
@@ -379,7 +379,8 @@ async function hint(again = 0) {
   }
 }
 
-function showHint(move, searching) {
+/** The hint on the board and in its status line: the move, then `reason` (the server's words). */
+function showHint(move, searching, reason) {
   board.highlight(move);
   let text;
   if (!move) text = _("No productive move left.");
@@ -390,6 +391,8 @@ function showHint(move, searching) {
     // Translators: %(to)s is a place with its preposition: "to column 3".
     text = say(count > 1 ? _("Hint: %(card)s and the cards on it %(to)s") : _("Hint: %(card)s %(to)s"), { card: cardName(from[from.length - count]), to });
   } else text = move.action === "draw" ? _("Hint: draw from the stock") : _("Hint: turn the waste over");
+  // Translators: %(hint)s is a hint such as "Hint: 10♥ to column 3"; %(reason)s says why, such as "frees a face-down card".
+  if (move && reason) text = say(_("%(hint)s — %(reason)s"), { hint: text, reason });
   // Translators: %(hint)s is a hint such as "Hint: draw from the stock".
   boardStatus(searching ? say(_("%(hint)s (no winning line found yet; still looking)"), { hint: text }) : text);
 }

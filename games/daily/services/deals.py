@@ -3,6 +3,7 @@ sequence and committed to in public, created once per day and mode."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -54,18 +55,33 @@ def daily_commitment(*, code: str, salt: str) -> str:
     return hashlib.sha256(f"{code}|{salt}".encode()).hexdigest()
 
 
+@functools.lru_cache(maxsize=32)
+def _par_line(code: str, line: tuple[engine.PlainAction, ...]) -> tuple[str, ...]:
+    """The par line of deal `code` from the solver's winning `line`, in notation: the
+    shortest winning line `solver.shorten` finds (a fixed number of positions, about a second).
+
+    A pure function, kept per process: the same deal and line give the same par line, and
+    the test suite creates the same few deals again and again.
+    """
+    shortest = solver.shorten(engine.GameState.from_code(code), line)
+    return tuple(engine.format_action(a) for a in shortest)
+
+
 def _winnable_deal(*, day: date, mode: str) -> tuple[int, list[str]]:
     """Step from the HMAC candidate to the first deal the solver proves winnable.
 
-    Returns the deal number and the solver's winning line (its length is the par).
+    Returns the deal number and its par line: the shortest winning line found from the
+    solver's within a fixed number of positions (`solver.shorten`); its length is the par.
     """
     draw, preset = int(mode[1]), mode[2]
     number = daily_first_candidate(day=day, mode=mode)
     for _ in range(MAX_CANDIDATES):
-        state = engine.GameState.from_code(str(engine.DealCode(draw, preset, number)))
-        verdict = solver.solve(state, budget_s=settings.DAILY_SOLVE_BUDGET_S)
+        code = str(engine.DealCode(draw, preset, number))
+        verdict = solver.solve(
+            engine.GameState.from_code(code), budget_s=settings.DAILY_SOLVE_BUDGET_S
+        )
         if isinstance(verdict, solver.Solved):
-            return number, [engine.format_action(a) for a in verdict.actions]
+            return number, list(_par_line(code, tuple(verdict.actions)))
         number = (number + 1) % (engine.MAX_NUMBER + 1)
     raise ApplicationError(  # never seen in practice
         gettext("No winnable deal found for %(day)s %(mode)s.") % {"day": day, "mode": mode}

@@ -44,6 +44,8 @@ The package, one concern a module (a module imports only those above it):
 * :mod:`.search`: the searches (``_Solver``: depth-first, best-first) and their tables;
 * :mod:`.verdicts`: ``Solved`` / ``Unwinnable`` / ``Unknown`` and the engine check of a line;
 * :mod:`.schedule`: :func:`solve`, the turns of the searches and the helper process;
+* :mod:`.shortening`: :func:`shorten`, the shortest winning line found within a fixed number
+  of positions (a daily deal's par);
 * :mod:`.hints`: :func:`hint`, :func:`line_rest`; :mod:`.analysis`: :func:`analyse`;
 * :mod:`.cli`: the batch runner and the ``solve`` command line;
 * :mod:`.native`: whether the compiled build of the hot modules (mypyc) is loaded.
@@ -61,6 +63,7 @@ from .analysis import Analysis, analyse, effective_line
 from .cli import SUMMARY_HEADER, BatchRow, batch, format_summary, main_solve, summarize
 from .hints import Hint, hint, line_rest
 from .schedule import solve
+from .shortening import shorten
 from .verdicts import Solved, SolverError, Unknown, Unwinnable, Verdict, replay_wins
 
 __all__ = [
@@ -81,6 +84,7 @@ __all__ = [
     "line_rest",
     "main_solve",
     "replay_wins",
+    "shorten",
     "solve",
     "summarize",
 ]

@@ -21,7 +21,7 @@ import sysconfig
 from pathlib import Path
 from typing import Final
 
-COMPILED: Final = ("positions", "pruning", "moves", "search", "schedule")
+COMPILED: Final = ("positions", "pruning", "moves", "search", "schedule", "shortening")
 """The modules compiled, in import order (each imports only those before it)."""
 NATIVE_DIR: Final = Path(__file__).with_name("_native")
 DIGEST_FILE: Final = "SOURCE_DIGEST"
