@@ -15,6 +15,7 @@ from tests.e2e.conftest import (
     settle,
     sign_up,
     start_casual,
+    watched_page,
 )
 
 pytestmark = pytest.mark.e2e
@@ -119,3 +120,18 @@ def test_a_refused_move_logs_no_console_error(page: Any) -> None:
         page.click('[data-card="KD"]')  # a tap: K♦ cannot go home
     assert answer.value.status == 200, answer.value.url
     assert errors == [], errors
+
+
+@pytest.mark.parametrize(("lang", "word"), [("en", "Par"), ("sk", "Norma"), ("pl", "Norma")])
+def test_the_daily_page_says_what_par_is(browser: Any, base_url: str, lang: str, word: str) -> None:
+    """Par was a bare number ("Par 245"), unexplained and untranslated (#39, items 7 and 8)."""
+    from games.models import DailyDeal
+
+    with watched_page(browser, base_url, locale=lang) as page:
+        page.goto("/daily")
+        page.wait_for_selector("[data-challenges] [data-mode] dd")
+        par = DailyDeal.objects.filter(mode="D1N").latest("date").par
+        tile = page.inner_text('[data-challenges] [data-mode="D1N"]')
+        assert word in tile and str(par) in tile, tile
+        note = page.inner_text("[data-par-note]")
+        assert page.is_visible("[data-par-note]") and word in note, note
