@@ -426,7 +426,7 @@ def game_action_apply(
 
 
 def game_action_check(
-    *, game_id: int, user: User, seq: int, action: engine.Action
+    *, game_id: int, user: User, seq: int, action: engine.Action, token_digest: str | None = None
 ) -> dict[str, Any]:
     """Whether the rules accept `action` in the caller's game at `seq`, and if not why, as a
     refusal says it (`reason`, `message` in the request's language, `rule`): what a 422 of
@@ -435,13 +435,19 @@ def game_action_check(
     A page that knows from the game's `legal` list that a gesture is refused asks this
     instead of sending the action: the browser logs every failed request in its console.
 
+    `token_digest` as for `game_action_apply`. The game is read from the database, with the
+    token checked in the same statement: unlike a move, a check writes nothing that would
+    check a token kept in this process's memory.
+
+    :raises AuthenticationFailed: the token was revoked or expired, or its account
+        deactivated.
     :raises GameNotFoundError: no such game of this user.
     :raises SeqMismatchError: `seq` is not the log's length.
     :raises GameOverError: the game is over, or its daily board has closed.
     """
     now = timezone.now()
-    game = _live_game(game_id=game_id, user=user, seq=seq) or game_read(game_id=game_id, user=user)
-    game = _check_playable(game, seq, now)
+    token = TokenCheck(token_digest, now) if token_digest is not None else None
+    game = _check_playable(game_read(game_id=game_id, user=user, token=token), seq, now, token)
     try:
         _applied(game, action)
     except IllegalMoveApiError as exc:

@@ -149,9 +149,13 @@ class GameActionCheckView(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        digest = request.auth.digest if isinstance(request.auth, AuthToken) else None
         return Response(
             services.game_action_check(
-                game_id=game_id, user=signed_in_user(request), **data.validated_data
+                game_id=game_id,
+                user=signed_in_user(request),
+                token_digest=digest,
+                **data.validated_data,
             )
         )
 

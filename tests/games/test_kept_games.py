@@ -84,6 +84,16 @@ def test_a_token_revoked_after_it_was_kept_in_memory_moves_nothing(start, act, a
     assert _log(game) == ["draw"]
 
 
+def test_a_token_revoked_after_it_was_kept_in_memory_checks_nothing(start, act, auth_client):
+    """The check of an action answers from the same kept token as a move: revoked, 401."""
+    game = act(start(), action="draw").json()  # the token is now kept in this process
+    assert auth_client.post("/api/v1/auth/logout").status_code in (200, 204)
+    body = {"seq": 1, "action": "move", "from": "t6", "to": "t3"}
+    refused = auth_client.post(f"/api/v1/games/{game['id']}/actions/check", body, format="json")
+    assert refused.status_code == 401, refused.content
+    assert refused.json()["error"]["code"] == "authentication_failed"
+
+
 def test_a_token_expired_after_it_was_kept_in_memory_moves_nothing(start, act, auth_client):
     """The statement's own check: this process keeps the token with a later expiry than the
     database now has (as when another process's copy, or the clock, differs)."""
