@@ -227,6 +227,19 @@ def test_the_new_game_dialog_fits_a_landscape_phone(page: Any) -> None:
 # ---------------------------------------------------------- the board uses the screen (#39, 4)
 
 
+def long_column_fit(page: Any, viewport: dict[str, int], name: str) -> dict[str, Any]:
+    """The board's fit (COLUMN_FIT) at `viewport`, shot as `name`: every column on screen with
+    its corner indexes, in cards of 40 px and more (#39, item 4)."""
+    page.set_viewport_size(viewport)
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-{viewport['width']}x{viewport['height']}.png"))
+    fit = dict(page.evaluate(COLUMN_FIT))
+    assert fit["cardWidth"] >= 40, (viewport, fit["cardWidth"])
+    for column in fit["columns"]:
+        assert column["bottom"] <= fit["height"] and not column["hidden"], (viewport, column)
+    return fit
+
+
 def test_the_board_uses_a_landscape_phone(page: Any) -> None:
     """At 844x390 the stock and foundations stand beside the columns, so the board has the
     screen's height, and a long column keeps cards of 40 px and more (they were 31 px, with a
@@ -236,19 +249,11 @@ def test_the_board_uses_a_landscape_phone(page: Any) -> None:
     play_notation(page, LONG_RUN)
     assert len(pile_cards(page, "t7")) == 19  # 6 face down, 13 up: more than 12
     for viewport in (LANDSCAPE_PHONE, PHONE):
-        page.set_viewport_size(viewport)
-        settle(page)
-        page.screenshot(
-            path=str(ARTIFACTS / f"board-use-{viewport['width']}x{viewport['height']}.png")
-        )
-        fit = page.evaluate(COLUMN_FIT)
+        long_column_fit(page, viewport, "board-use")
         board = page.eval_on_selector(".board", "n => n.getBoundingClientRect().toJSON()")
         shorter = min(viewport["width"], viewport["height"])
         used = board["height"] if viewport is LANDSCAPE_PHONE else board["width"]
         assert used >= 0.8 * shorter, (viewport, board)
-        assert fit["cardWidth"] >= 40, (viewport, fit["cardWidth"])
-        for column in fit["columns"]:
-            assert column["bottom"] <= fit["height"] and not column["hidden"], (viewport, column)
 
 
 def test_the_replay_board_uses_a_landscape_phone(page: Any) -> None:
@@ -261,13 +266,5 @@ def test_the_replay_board_uses_a_landscape_phone(page: Any) -> None:
     page.wait_for_selector(".move-list li")
     page.click("[data-last]")
     for viewport in (LANDSCAPE_PHONE, PHONE):
-        page.set_viewport_size(viewport)
-        settle(page)
-        page.screenshot(
-            path=str(ARTIFACTS / f"replay-use-{viewport['width']}x{viewport['height']}.png")
-        )
-        fit = page.evaluate(COLUMN_FIT)
+        fit = long_column_fit(page, viewport, "replay-use")
         assert fit["columns"][6]["count"] == 19
-        assert fit["cardWidth"] >= 40, (viewport, fit["cardWidth"])
-        for column in fit["columns"]:
-            assert column["bottom"] <= fit["height"] and not column["hidden"], (viewport, column)

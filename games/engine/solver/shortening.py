@@ -27,7 +27,7 @@ seconds: the same line gives the same result on any machine.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final
 
 from ..actions import DRAW, RECYCLE, Move, PlainAction
@@ -382,19 +382,12 @@ def _beam(
     nodes = 0
     best_cost = 1 << 30
     best: _Node | None = None
-    draw = game.draw
     while beam and nodes < max_nodes:
         level: dict[bytes, tuple[float, int, _Pos, _Node | None]] = {}
         for _, g, p, node in beam:
             if g + 52 - sum(p[4]) >= best_cost or nodes >= max_nodes:
                 continue
-            talon, pos = p[1], p[2]
-            for m in game._moves(p):
-                step: list[_Macro] = [m]
-                child = game._apply(p, m, step)
-                cost = g + len(step)
-                if m[0] == _TALON:
-                    cost += _talon_cost(len(talon), pos, talon.index(m[1]), draw)
+            for step, child, cost in _children(game, p, g):
                 nodes += 1
                 if game._won(child):
                     total = cost + 52 - sum(child[4])
@@ -433,18 +426,11 @@ def _best_first(
     heap: list[tuple[float, int, int, _Pos, _Node | None]] = [(0.0, 0, len(autos), p0, None)]
     nodes = 0
     tick = 0
-    draw = game.draw
     while heap and nodes < max_nodes:
         _, _, g, p, node = heapq.heappop(heap)
         if kept.get(_key(game, p), g) < g:
             continue  # reached more cheaply since
-        talon, pos = p[1], p[2]
-        for m in game._moves(p):
-            step: list[_Macro] = [m]
-            child = game._apply(p, m, step)
-            cost = g + len(step)
-            if m[0] == _TALON:
-                cost += _talon_cost(len(talon), pos, talon.index(m[1]), draw)
+        for step, child, cost in _children(game, p, g):
             nodes += 1
             if game._won(child):
                 return _unwind(autos, _Node(node, step)), nodes
@@ -457,6 +443,20 @@ def _best_first(
             f = cost + _estimate(game, child, weights)
             heapq.heappush(heap, (f, tick, cost, child, _Node(node, step)))
     return None, nodes
+
+
+def _children(game: _Game, p: _Pos, g: int) -> Iterator[tuple[list[_Macro], _Pos, int]]:
+    """Each move from ``p``, reached at cost ``g``: its steps (the move, then the automatic
+    moves it sets off), the position after them, and the cost there: a move a step, and a
+    talon move what its draws and recycles count too (:func:`_talon_cost`)."""
+    talon, pos = p[1], p[2]
+    for m in game._moves(p):
+        step: list[_Macro] = [m]
+        child = game._apply(p, m, step)
+        cost = g + len(step)
+        if m[0] == _TALON:
+            cost += _talon_cost(len(talon), pos, talon.index(m[1]), game.draw)
+        yield step, child, cost
 
 
 def _unwind(autos: list[_Macro], node: _Node | None) -> list[_Macro]:
