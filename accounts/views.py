@@ -10,7 +10,7 @@ from django.contrib.auth import login as session_login
 from django.contrib.auth import logout as session_logout
 from django.core.validators import RegexValidator
 from django.middleware.csrf import get_token
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext, gettext_lazy
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from knox.models import AuthToken
@@ -36,6 +36,8 @@ from config.fields import EmailField, StrictCharField
 from config.schema import errors
 from config.throttles import ScopedThrottle
 from games import selectors as game_selectors
+from games.daily import selectors as daily_selectors
+from games.daily.serializers import UserRatingSerializer
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -497,6 +499,9 @@ class UserProfileView(APIView):
         username = serializers.CharField()
         date_joined = serializers.DateTimeField()
         stats = StatsSerializer()
+        ratings = UserRatingSerializer(
+            many=True, help_text="The player's rating in each draw they have one."
+        )
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, username: str) -> Response:
@@ -505,5 +510,6 @@ class UserProfileView(APIView):
             "username": user.username,
             "date_joined": user.date_joined,
             "stats": game_selectors.user_stats(user=user),
+            "ratings": daily_selectors.user_ratings(user=user, now=timezone.now()),
         }
         return Response(self.OutputSerializer(profile).data)

@@ -204,6 +204,7 @@ CELERY_TASK_ACKS_LATE = False  # idempotent tasks opt in with acks_late=True
 CELERY_TASK_ROUTES = {
     "games.tasks.rank_daily": {"queue": "ranking"},
     "games.tasks.check_game_integrity": {"queue": "ranking"},
+    "games.tasks.rate_draw": {"queue": "ranking"},
     "games.tasks.analyse_game": {"queue": "analysis"},
     "games.tasks.fill_deal_pool": {"queue": "analysis"},
     "games.tasks.fill_deal_pools": {"queue": "analysis"},

@@ -24,7 +24,7 @@ class GamesConfig(AppConfig):
             services,
             tasks,
         )
-        from games.daily.services import attempts
+        from games.daily.services import attempts, ratings
 
         # The layers below have the ones above act through hooks (docs/architecture.md,
         # "Layers"), connected here so that every process has them. The daily board first: a
@@ -35,4 +35,5 @@ class GamesConfig(AppConfig):
         hints.hint_line_search_queue.connect(tasks.hint_line_search_queue)
         attempts.rank_queue.connect(tasks.rank_queue)
         attempts.integrity_check_queue.connect(tasks.integrity_check_queue)
+        ratings.ratings_queue.connect(tasks.ratings_queue)
         autoreload.autoreload_started.connect(watch_engine_sources)

@@ -228,6 +228,8 @@ class DailyDeal(models.Model):
         related_name="+",
     )
     finalized_at = models.DateTimeField(null=True, blank=True)
+    # When the final board last updated its players' ratings (games.daily.services.ratings).
+    rated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -406,3 +408,62 @@ class PooledDeal(models.Model):
 
     def __str__(self) -> str:
         return f"pooled deal {self.number} D{self.draw}{self.preset}"
+
+
+class Rating(models.Model):
+    """A player's skill rating in one draw (docs/daily.md, "Ratings"), as of the last final
+    board that rated it: a cache of the player's last `RatingChange` of that draw, plus
+    `position`, the place among the draw's established ratings (not provisional), which the
+    rating job numbers anew after each board so that the rating leaderboard pages by it."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
+    draw = models.PositiveSmallIntegerField()
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    boards = models.PositiveIntegerField()
+    last_board = models.DateField()
+    position = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "draw"], name="games_rating_user_draw"),
+        ]
+        # Not unique: the job renumbers positions in one UPDATE, which a unique index would
+        # check row by row, halfway through.
+        indexes = [models.Index(fields=["draw", "position"], name="games_rating_draw_position")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} draw {self.draw}: {self.mu:.0f} ± {self.sigma:.0f}"
+
+
+class RatingChange(models.Model):
+    """What one final board did to one player's rating: the history the profile charts, and
+    the change the final board shows. Written by the rating job only, and rewritten with the
+    boards after it when a review changes a final board."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="rating_changes")
+    draw = models.PositiveSmallIntegerField()
+    date = models.DateField()  # the board's, so that the history sorts without a join
+    rank = models.PositiveIntegerField()  # among the board's counted entries
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()  # grown by the days the player missed
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    boards = models.PositiveIntegerField()  # the player's rated boards in the draw, this one too
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["daily", "user"], name="games_ratingchange_daily_user"),
+        ]
+        indexes = [
+            models.Index(fields=["user", "draw", "date"], name="games_ratingchange_history"),
+            models.Index(fields=["draw", "date"], name="games_ratingchange_draw_date"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} on {self.daily_id}: {self.mu_before:.0f} → {self.mu_after:.0f}"

@@ -18,7 +18,7 @@ from config.cache import CACHE_ERRORS
 from games import clock, hints, pool
 from games import services as game_services
 from games.daily import integrity
-from games.daily.services import closing, deals, rankings
+from games.daily.services import closing, deals, rankings, ratings
 from games.models import DailyDeal, Game
 
 logger = logging.getLogger(__name__)
@@ -48,8 +48,21 @@ def ensure_daily_deals() -> int:
 
 @shared_task(acks_late=True, soft_time_limit=300, time_limit=330)
 def close_due_boards() -> int:
-    """Make final every board whose grace hour has passed; returns how many closed now."""
-    return closing.daily_close_due()
+    """Make final every board whose grace hour has passed; returns how many closed now. Then
+    rate every final board not rated yet: a rating run a lost message never started."""
+    closed = closing.daily_close_due()
+    for draw in ratings.draws_unrated():
+        ratings.ratings_update(draw=draw)
+    return closed
+
+
+@shared_task(acks_late=True, soft_time_limit=600, time_limit=660)
+def rate_draw(draw: int, since: str | None = None) -> int:
+    """Bring a draw's ratings up to date with its final boards, rating again every board from
+    the day `since` on (ISO date); returns how many boards it rated."""
+    return ratings.ratings_update(
+        draw=draw, since=date.fromisoformat(since) if since is not None else None
+    )
 
 
 @shared_task(acks_late=True)
@@ -157,6 +170,12 @@ def rank_queue(daily: DailyDeal) -> None:
     """Re-rank `daily`'s board once the transaction commits
     (`games.daily.services.attempts.rank_queue`)."""
     rank_daily.delay_on_commit(daily.date.isoformat(), daily.mode)
+
+
+def ratings_queue(draw: int, since: date | None) -> None:
+    """Rate a draw's final boards once the transaction commits, never inside the request
+    (`games.daily.services.ratings.ratings_queue`; `_slow_queue`, but on the ranking queue)."""
+    _slow_queue(rate_draw, draw, since.isoformat() if since is not None else None)
 
 
 def integrity_check_queue(game_id: int) -> None:

@@ -37,6 +37,7 @@ from games import engine
 from games import services as game_services
 from games.daily import live
 from games.daily.services.attempts import rank_queue
+from games.daily.services.ratings import ratings_queue
 from games.daily.services.streaks import streak_recount
 from games.models import AttemptLink, AttemptOrigin, FlagReview, Game
 
@@ -286,6 +287,8 @@ def game_flag(*, game_id: int, reasons: list[str], conclusive: bool) -> None:
     if game.daily.is_final and game.off_final_board != was_off:
         rank_queue(game.daily)
         streak_recount(user_id=game.user_id, mode=game.daily.mode)
+    if game.daily.is_final:  # under review now: its entry counts for no rating until cleared
+        ratings_queue(game.daily.draw, game.daily.date)
 
 
 @transaction.atomic
@@ -293,7 +296,8 @@ def game_flag_review(*, game_id: int, review: FlagReview) -> bool:
     """A reviewer's word on a flagged attempt: `CLEARED` (fair play: it stays on its board,
     no longer marked) or `CONFIRMED` (cheating: it leaves the board, open or final, and its
     streak). Re-ranks the board and recounts the player's streak. Returns whether anything
-    changed (an unflagged game, or the same word again, changes nothing)."""
+    changed (an unflagged game, or the same word again, changes nothing). On a final board,
+    has the rating job rate the board and the ones after it again."""
     game = (
         Game.objects.select_for_update(of=("self",))
         .select_related("daily")
@@ -307,6 +311,8 @@ def game_flag_review(*, game_id: int, review: FlagReview) -> bool:
     daily = game.daily
     rank_queue(daily)
     streak_recount(user_id=game.user_id, mode=daily.mode)
+    if daily.is_final:
+        ratings_queue(daily.draw, daily.date)
     if review == FlagReview.CONFIRMED:
         transaction.on_commit(lambda: live.live_rank_remove(game_id=game_id))
     else:

@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
-from django.db.models import Count
+from django.db.models import Count, Max
 from django.utils.translation import gettext, ngettext
 
 from accounts.models import User
@@ -17,7 +17,15 @@ from config.errors import NotFoundError
 from games import clock, engine
 from games.daily import live
 from games.daily.ranking import RANK_TIES, rank_key_sql
-from games.models import DailyDeal, DailyStreak, Game, LeaderboardEntry
+from games.daily.rating import PROVISIONAL_BOARDS, Skill, skill_after_idle
+from games.models import (
+    DailyDeal,
+    DailyStreak,
+    Game,
+    LeaderboardEntry,
+    Rating,
+    RatingChange,
+)
 
 PAGE_SIZE = 20
 STREAKS_SHOWN = 20
@@ -56,15 +64,27 @@ def daily_day(*, day: date, user: User | AnonymousUser, now: datetime) -> dict[s
         if user.is_authenticated
         else {}
     )
+    changes = (
+        {
+            change.daily_id: _rating_change(change)
+            for change in RatingChange.objects.filter(user=user, daily__in=dailies)
+        }
+        if user.is_authenticated
+        else {}
+    )
     challenges = []
     for daily in dailies:
+        my_game = _my_game(mine.get(daily.pk))
+        if my_game is not None:
+            # Written by the rating job once the board is final, never before.
+            my_game["rating"] = changes.get(daily.pk)
         challenge: dict[str, Any] = {
             "mode": daily.mode,
             "par": daily.par,
             "players": daily.players,
             "commitment": daily.commitment,
             "final": daily.is_final,
-            "my_game": _my_game(mine.get(daily.pk)),
+            "my_game": my_game,
         }
         if daily.is_final:
             challenge["code"] = str(engine.DealCode(daily.draw, daily.preset, daily.deal.number))
@@ -80,7 +100,18 @@ def daily_day(*, day: date, user: User | AnonymousUser, now: datetime) -> dict[s
     }
 
 
-def _entry(row: LeaderboardEntry, rules: engine.Rules) -> dict[str, Any]:
+def _rating_change(change: RatingChange) -> dict[str, int]:
+    """A board's effect on a player's rating, as shown: the rating after it, and the change of
+    the shown (rounded) ratings."""
+    return {
+        "rating": round(change.mu_after),
+        "change": round(change.mu_after) - round(change.mu_before),
+    }
+
+
+def _entry(
+    row: LeaderboardEntry, rules: engine.Rules, changes: dict[int, dict[str, int]]
+) -> dict[str, Any]:
     game = row.game
     return {
         "rank": row.rank,
@@ -93,6 +124,7 @@ def _entry(row: LeaderboardEntry, rules: engine.Rules) -> dict[str, Any]:
         "elapsed_ms": game.elapsed_ms,
         "game": row.game_id,
         "under_review": game.under_review,
+        "rating": changes.get(game.user_id),
     }
 
 
@@ -127,16 +159,7 @@ def daily_leaderboard(
     if around_me and mine is not None and mine["position"] is not None:
         page = (mine["position"] - 1) // PAGE_SIZE + 1
     page = page or 1
-    pages = max(1, -(-count // PAGE_SIZE))
-    if page > pages:
-        raise NotFoundError(
-            ngettext(
-                "Page %(page)s is past the end (%(pages)s page).",
-                "Page %(page)s is past the end (%(pages)s pages).",
-                pages,
-            )
-            % {"page": page, "pages": pages}
-        )
+    pages = _pages_check(page=page, count=count)
     first = (page - 1) * PAGE_SIZE + 1
     rows = (
         LeaderboardEntry.objects.filter(
@@ -153,9 +176,22 @@ def daily_leaderboard(
         if count
         else []
     )
+    # Once final, the rating job's changes (none on an open board: nothing is rated there).
+    wanted = [row.game.user_id for row in rows]
+    if mine is not None and user.is_authenticated:
+        wanted.append(user.pk)
+    changes = (
+        {
+            change.user_id: _rating_change(change)
+            for change in RatingChange.objects.filter(daily=daily, user_id__in=wanted)
+        }
+        if daily.is_final and wanted
+        else {}
+    )
     me = None
     if mine is not None:
         me = {k: v for k, v in mine.items() if k != "position"}
+        me["rating"] = changes.get(user.pk or 0)
     return {
         "date": daily.date,
         "mode": daily.mode,
@@ -164,9 +200,27 @@ def daily_leaderboard(
         "count": count,
         "page": page,
         "pages": pages,
-        "entries": [_entry(row, rules) for row in rows],
+        "entries": [_entry(row, rules, changes) for row in rows],
         "me": me,
     }
+
+
+def _pages_check(*, page: int, count: int) -> int:
+    """The number of pages of `count` rows.
+
+    :raises NotFoundError: `page` is past the end.
+    """
+    pages = max(1, -(-count // PAGE_SIZE))
+    if page > pages:
+        raise NotFoundError(
+            ngettext(
+                "Page %(page)s is past the end (%(pages)s page).",
+                "Page %(page)s is past the end (%(pages)s pages).",
+                pages,
+            )
+            % {"page": page, "pages": pages}
+        )
+    return pages
 
 
 def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any] | None:
@@ -270,4 +324,128 @@ def daily_streaks(*, mode: str) -> dict[str, Any]:
         "mode": mode,
         "longest": [shape(s) for s in longest[:STREAKS_SHOWN]],
         "current": [shape(s) for s in current[:STREAKS_SHOWN]],
+    }
+
+
+def rating_draws() -> list[int]:
+    """The draws that have ratings: those of the daily modes."""
+    return sorted({int(mode[1]) for mode in settings.DAILY_MODES})
+
+
+def rating_draw_check(draw: int) -> int:
+    """`draw` when it has ratings.
+
+    :raises NotFoundError: no daily mode plays that draw.
+    """
+    draws = rating_draws()
+    if draw not in draws:
+        raise NotFoundError(
+            gettext("No ratings for draw %(draw)s; the draws are %(draws)s.")
+            % {"draw": draw, "draws": ", ".join(map(str, draws))}
+        )
+    return draw
+
+
+def _rating_figures(rating: Rating, *, today: date) -> dict[str, Any]:
+    """A rating as shown on `today`: its uncertainty grown by the days its player has missed
+    since (`skill_after_idle`)."""
+    skill = skill_after_idle(
+        Skill(rating.mu, rating.sigma), last_board=rating.last_board, day=today
+    )
+    return {
+        "rating": round(skill.mu),
+        "deviation": round(skill.sigma),
+        "boards": rating.boards,
+        "provisional": rating.boards < PROVISIONAL_BOARDS,
+    }
+
+
+def rating_leaderboard(
+    *, draw: int, user: User | AnonymousUser, page: int | None, around_me: bool, now: datetime
+) -> dict[str, Any]:
+    """One page of a draw's established ratings, best first, and the caller's (`me`).
+
+    Pages are ranges of `Rating.position`, which the rating job numbers after every board,
+    so any page costs one index range, and the count is the last position.
+
+    :raises NotFoundError: a draw without ratings, or a page past the end.
+    """
+    draw = rating_draw_check(draw)
+    today = clock.today(now)
+    established = Rating.objects.filter(draw=draw, position__isnull=False)
+    count = established.aggregate(last=Max("position"))["last"] or 0
+    mine = Rating.objects.filter(draw=draw, user=user).first() if user.is_authenticated else None
+    if around_me and mine is not None and mine.position is not None:
+        page = (mine.position - 1) // PAGE_SIZE + 1
+    page = page or 1
+    pages = _pages_check(page=page, count=count)
+    first = (page - 1) * PAGE_SIZE + 1
+    rows = (
+        established.filter(position__gte=first, position__lt=first + PAGE_SIZE)
+        .select_related("user")
+        .only("mu", "sigma", "boards", "last_board", "position", "user__username")
+        .order_by("position")
+    )
+    me = None
+    if mine is not None:
+        rank = mine.position
+        me = {
+            "rank": rank,
+            "count": count,
+            "percentile": round(100.0 * (count - rank + 1) / count, 1) if rank else None,
+            **_rating_figures(mine, today=today),
+        }
+    rated = DailyDeal.objects.filter(mode__startswith=f"D{draw}").aggregate(at=Max("rated_at"))
+    return {
+        "draw": draw,
+        "updated_at": rated["at"],
+        "count": count,
+        "page": page,
+        "pages": pages,
+        "entries": [
+            {"rank": row.position, "user": row.user.username, **_rating_figures(row, today=today)}
+            for row in rows
+        ],
+        "me": me,
+    }
+
+
+def user_ratings(*, user: User, now: datetime) -> list[dict[str, Any]]:
+    """A player's rating in each draw they have one, with its place among the established."""
+    today = clock.today(now)
+    return [
+        {"draw": rating.draw, "rank": rating.position, **_rating_figures(rating, today=today)}
+        for rating in Rating.objects.filter(user=user, draw__in=rating_draws()).order_by("draw")
+    ]
+
+
+# The history a profile charts: at most this many boards, the latest.
+HISTORY_SHOWN = 365
+
+
+def rating_history(*, user: User, draw: int) -> dict[str, Any]:
+    """What each final board did to a player's rating in a draw, oldest first (the latest
+    HISTORY_SHOWN boards).
+
+    :raises NotFoundError: a draw without ratings.
+    """
+    draw = rating_draw_check(draw)
+    changes = list(
+        RatingChange.objects.filter(user=user, draw=draw)
+        .select_related("daily")
+        .only("date", "daily__mode", "rank", "mu_before", "mu_after", "sigma_after")
+        .order_by("-date", "-daily__mode")[:HISTORY_SHOWN]
+    )
+    return {
+        "draw": draw,
+        "points": [
+            {
+                "date": change.date,
+                "mode": change.daily.mode,
+                "rank": change.rank,
+                "deviation": round(change.sigma_after),
+                **_rating_change(change),
+            }
+            for change in reversed(changes)
+        ],
     }

@@ -9,6 +9,18 @@ from rest_framework import serializers
 from games.serializers import GAME_STATUSES, ResultFiguresSerializer
 
 
+class RatingChangeSerializer(serializers.Serializer[dict[str, Any]]):
+    rating = serializers.IntegerField(help_text="The player's rating after this board.")
+    change = serializers.IntegerField(help_text="What this board changed it by.")
+
+
+RATING_CHANGE_HELP = (
+    "What the final board did to the player's rating in its draw; null while the board is "
+    "open, before the rating job has rated it, and for an entry that counts for no rating "
+    "(under review)."
+)
+
+
 class MyDailyGameSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=GAME_STATUSES)
@@ -16,6 +28,7 @@ class MyDailyGameSerializer(serializers.Serializer[dict[str, Any]]):
     moves = serializers.IntegerField()
     score = serializers.IntegerField(allow_null=True)
     score_display = serializers.CharField()
+    rating = RatingChangeSerializer(allow_null=True, help_text=RATING_CHANGE_HELP)
 
 
 class ChallengeSerializer(serializers.Serializer[dict[str, Any]]):
@@ -47,6 +60,7 @@ class LeaderboardEntrySerializer(ResultFiguresSerializer):
         "yet. A confirmed entry leaves the board; one flagged on conclusive evidence leaves "
         "the final board until a reviewer clears it."
     )
+    rating = RatingChangeSerializer(allow_null=True, help_text=RATING_CHANGE_HELP)
 
 
 class LeaderboardMeSerializer(serializers.Serializer[dict[str, Any]]):
@@ -54,6 +68,7 @@ class LeaderboardMeSerializer(serializers.Serializer[dict[str, Any]]):
     count = serializers.IntegerField()
     percentile = serializers.FloatField(allow_null=True)
     source = serializers.ChoiceField(choices=["snapshot", "live"])  # type: ignore[assignment]  # a declared field, which DRF takes out of the class
+    rating = RatingChangeSerializer(allow_null=True, help_text=RATING_CHANGE_HELP)
 
 
 class LeaderboardSerializer(serializers.Serializer[dict[str, Any]]):
@@ -79,3 +94,59 @@ class StreaksSerializer(serializers.Serializer[dict[str, Any]]):
     mode = serializers.CharField()
     longest = StreakSerializer(many=True)
     current = StreakSerializer(many=True)
+
+
+class RatingFiguresSerializer(serializers.Serializer[dict[str, Any]]):
+    rating = serializers.IntegerField(help_text="The estimated skill (a newcomer's is 1500).")
+    deviation = serializers.IntegerField(
+        help_text="Its uncertainty, one standard deviation: 500 for a newcomer; it shrinks with "
+        "every board played and grows with every day missed."
+    )
+    boards = serializers.IntegerField(help_text="Final boards that rated it.")
+    provisional = serializers.BooleanField(
+        help_text="Rated by fewer than 5 boards: shown, but not on the rating leaderboard."
+    )
+
+
+class RatingEntrySerializer(RatingFiguresSerializer):
+    rank = serializers.IntegerField()
+    user = serializers.CharField()
+
+
+class RatingMeSerializer(RatingFiguresSerializer):
+    rank = serializers.IntegerField(allow_null=True, help_text="null while provisional.")
+    count = serializers.IntegerField()
+    percentile = serializers.FloatField(allow_null=True)
+
+
+class RatingLeaderboardSerializer(serializers.Serializer[dict[str, Any]]):
+    draw = serializers.IntegerField()
+    updated_at = serializers.DateTimeField(
+        allow_null=True, help_text="When a final board last rated players of this draw."
+    )
+    count = serializers.IntegerField(help_text="Established ratings of the draw.")
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    entries = RatingEntrySerializer(many=True)
+    me = RatingMeSerializer(allow_null=True, help_text="null for a guest or an unrated player.")
+
+
+class UserRatingSerializer(RatingFiguresSerializer):
+    draw = serializers.IntegerField()
+    rank = serializers.IntegerField(
+        allow_null=True, help_text="On the draw's rating leaderboard; null while provisional."
+    )
+
+
+class RatingPointSerializer(serializers.Serializer[dict[str, Any]]):
+    date = serializers.DateField()
+    mode = serializers.CharField()
+    rank = serializers.IntegerField(help_text="On the board, among the entries that counted.")
+    rating = serializers.IntegerField()
+    change = serializers.IntegerField()
+    deviation = serializers.IntegerField()
+
+
+class RatingHistorySerializer(serializers.Serializer[dict[str, Any]]):
+    draw = serializers.IntegerField()
+    points = RatingPointSerializer(many=True, help_text="Oldest first; the latest 365 boards.")

@@ -12,4 +12,14 @@ urlpatterns = [
         name="leaderboard-daily",
     ),
     path("leaderboards/streaks", views.StreaksView.as_view(), name="leaderboard-streaks"),
+    path(
+        "leaderboards/ratings/<int:draw>",
+        views.RatingLeaderboardView.as_view(),
+        name="leaderboard-ratings",
+    ),
+    path(
+        "users/<name:username>/ratings/<int:draw>",
+        views.RatingHistoryView.as_view(),
+        name="user-rating-history",
+    ),
 ]

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import selectors as account_selectors
 from accounts.authentication import signed_in_user
 from config.browser import browser_id
 from config.errors import NotFoundError
@@ -29,6 +30,8 @@ from games.daily import selectors
 from games.daily.serializers import (
     DailyDaySerializer,
     LeaderboardSerializer,
+    RatingHistorySerializer,
+    RatingLeaderboardSerializer,
     StreaksSerializer,
 )
 from games.daily.services import attempts, deals
@@ -172,3 +175,53 @@ class StreaksView(APIView):
         query.is_valid(raise_exception=True)
         mode = deals.daily_mode_check(query.validated_data.get("mode", settings.DAILY_MODES[0]))
         return Response(selectors.daily_streaks(mode=mode))
+
+
+DRAW_PARAMETER = OpenApiParameter(
+    "draw",
+    {"type": "integer", "enum": selectors.rating_draws()},
+    OpenApiParameter.PATH,
+    description="Cards turned from the stock at a time: each draw has its own ratings, "
+    "shared by its daily modes.",
+)
+
+
+class RatingLeaderboardView(APIView):
+    permission_classes = [AllowAny]
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        page = PageNumberField(required=False)
+        around = serializers.ChoiceField(choices=["me"], required=False)
+
+    @extend_schema(
+        parameters=[
+            DRAW_PARAMETER,
+            PAGE_PARAMETER,
+            OpenApiParameter("around", OpenApiTypes.STR, enum=["me"], required=False),
+        ],
+        responses={200: RatingLeaderboardSerializer, **errors("invalid", "not_found")},
+    )
+    def get(self, request: Request, draw: int) -> Response:
+        query = self.InputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(
+            selectors.rating_leaderboard(
+                draw=draw,
+                user=request.user,
+                page=query.validated_data.get("page"),
+                around_me="around" in query.validated_data,
+                now=timezone.now(),
+            )
+        )
+
+
+class RatingHistoryView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[DRAW_PARAMETER],
+        responses={200: RatingHistorySerializer, **errors("not_found")},
+    )
+    def get(self, request: Request, username: str, draw: int) -> Response:
+        user = account_selectors.user_get_by_username(username=username)
+        return Response(selectors.rating_history(user=user, draw=draw))

@@ -193,7 +193,13 @@ def test_the_api_answers_from_the_database(boards, outage, pause):
     board = f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N"
     ranked = call("get", board, token=boards["ranked"])
     assert ranked.status_code == 200
-    assert ranked.json()["me"] == {"rank": 1, "count": 1, "percentile": 100.0, "source": "snapshot"}
+    assert ranked.json()["me"] == {
+        "rank": 1,
+        "count": 1,
+        "percentile": 100.0,
+        "source": "snapshot",
+        "rating": None,
+    }
     unranked = call("get", board, token=boards["unranked"])  # its live rank is out of reach
     assert (unranked.status_code, unranked.json()["me"]) == (200, None)
 

@@ -13,6 +13,7 @@ from games import services as game_services
 from games.daily import live
 from games.daily.services.origins import origins_purge
 from games.daily.services.rankings import daily_rank
+from games.daily.services.ratings import ratings_queue
 from games.daily.services.streaks import streaks_settle
 from games.models import (
     DailyDeal,
@@ -24,7 +25,8 @@ logger = logging.getLogger("games.daily")
 
 def daily_close(*, daily_id: int, now: datetime | None = None) -> bool:
     """Make a board final once its grace hour has passed: record games still open as they
-    stand (resigned), rank, update streaks, publish code and salt.
+    stand (resigned), rank, update streaks, publish code and salt, and have the rating job
+    rate it.
 
     Idempotent: a final board is left alone. Returns whether this call finalized it.
     """
@@ -40,6 +42,7 @@ def daily_close(*, daily_id: int, now: datetime | None = None) -> bool:
         daily.save(update_fields=["finalized_at"])
         daily_rank(daily_id=daily.pk)
         streaks_settle(daily=daily)
+        ratings_queue(daily.draw, None)
         origins_purge(now=now)
     transaction.on_commit(lambda: live.live_board_drop(daily_id=daily_id))
     logger.info("daily %s %s is final", daily.date, daily.mode)

@@ -10,6 +10,7 @@ import pytest
 import time_machine
 
 from games.daily.services import attempts as daily_attempts
+from games.daily.services import closing as daily_closing
 from games.daily.services import deals as daily_deals
 from games.models import DailyDeal, Game
 
@@ -77,3 +78,28 @@ def finished_attempt(make_user: Callable[..., Any]) -> Callable[..., Game]:
         return game
 
     return make
+
+
+@pytest.fixture
+def play_board(clock: Any) -> Any:
+    """Play a board of `mode` (D1N by default) on `day`: each (player, won, score) finishes a
+    ranked attempt, in that order; then the board closes (not rated yet). Returns the board."""
+
+    def play(day: date, results: list[tuple[Any, bool, int]], mode: str = "D1N") -> DailyDeal:
+        clock(at(day, 12))
+        daily = daily_deals.daily_deal_get_or_create(day=day, mode=mode)
+        for user, won, score in results:
+            game, _ = daily_attempts.daily_start(user=user, day=day, mode=mode)
+            Game.objects.filter(pk=game.pk).update(
+                status="won" if won else "resigned",
+                leaderboard_score=score,
+                moves=100,
+                elapsed_ms=1000,
+                finished_at=game.started_at + timedelta(seconds=1),
+            )
+        clock(at(day + timedelta(days=2), 1))
+        assert daily_closing.daily_close(daily_id=daily.pk)
+        daily.refresh_from_db()
+        return daily
+
+    return play

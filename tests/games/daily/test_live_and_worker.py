@@ -115,7 +115,13 @@ def test_live_rank_answers_before_the_generation(daily, finished_attempt, api_cl
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=mine.user)[1]}")
     board = api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()
     assert board["count"] == 0  # no generation yet
-    assert board["me"] == {"rank": 2, "count": 2, "percentile": 50.0, "source": "live"}
+    assert board["me"] == {
+        "rank": 2,
+        "count": 2,
+        "percentile": 50.0,
+        "source": "live",
+        "rating": None,
+    }
 
 
 @pytest.mark.django_db
@@ -128,7 +134,7 @@ def test_without_redis_the_generation_answers(daily, finished_attempt, api_clien
     assert api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()["me"] is None
     daily_rankings.daily_rank(daily_id=daily.pk)
     me = api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()["me"]
-    assert me == {"rank": 1, "count": 1, "percentile": 100.0, "source": "snapshot"}
+    assert me == {"rank": 1, "count": 1, "percentile": 100.0, "source": "snapshot", "rating": None}
 
 
 @pytest.mark.redis

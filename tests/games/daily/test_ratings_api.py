@@ -1,0 +1,129 @@
+"""The ratings' endpoints: the rating leaderboard, a player's history, the profile, and the
+rating changes on a final board (docs/api.md, "Ratings")."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from games.daily.rating import PROVISIONAL_BOARDS
+from games.daily.selectors import PAGE_SIZE
+from games.daily.services import ratings
+from games.models import Rating
+
+pytestmark = pytest.mark.django_db
+
+START = date(2026, 10, 1)
+
+
+def _client(token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
+@pytest.fixture
+def rated(make_user: Any, play_board: Any) -> dict[str, Any]:
+    """Three players over PROVISIONAL_BOARDS boards (alpha first, then beta, then gamma), and
+    a newcomer on the last one only: established ratings for the three."""
+    names = ["alpha", "beta", "gamma", "newbie"]
+    users = {name: make_user(name) for name in names}
+    for k in range(PROVISIONAL_BOARDS):
+        field = [(users[n][0], n != "gamma", 500 - 100 * i) for i, n in enumerate(names[:3])]
+        if k == PROVISIONAL_BOARDS - 1:
+            field.append((users["newbie"][0], False, 0))
+        board = play_board(START + timedelta(days=k), field)
+    ratings.ratings_update(draw=1)
+    return {"users": users, "last": board}
+
+
+def test_the_rating_leaderboard_lists_established_ratings_best_first(rated, api_client):
+    body = api_client.get("/api/v1/leaderboards/ratings/1").json()
+    assert [(e["rank"], e["user"]) for e in body["entries"]] == [
+        (1, "alpha"), (2, "beta"), (3, "gamma"),
+    ]  # fmt: skip
+    assert body["count"] == 3 and body["pages"] == 1 and body["me"] is None
+    first = body["entries"][0]
+    assert first["rating"] > 1500 and 0 < first["deviation"] < 500
+    assert first["boards"] == PROVISIONAL_BOARDS and first["provisional"] is False
+    assert body["updated_at"] is not None
+
+
+def test_me_for_an_established_and_a_provisional_player(rated):
+    _, key = rated["users"]["beta"]
+    me = _client(key).get("/api/v1/leaderboards/ratings/1?around=me").json()["me"]
+    assert (me["rank"], me["count"], me["percentile"], me["provisional"]) == (2, 3, 66.7, False)
+    _, key = rated["users"]["newbie"]
+    me = _client(key).get("/api/v1/leaderboards/ratings/1").json()["me"]
+    assert me["rank"] is None and me["percentile"] is None
+    assert me["provisional"] is True and me["boards"] == 1 and me["rating"] < 1500
+
+
+def test_around_me_pages_to_the_callers_row(make_user, rated):
+    for i in range(2 * PAGE_SIZE):
+        user, _ = make_user(f"filler{i}")
+        Rating.objects.create(user=user, draw=1, mu=5000 - i, sigma=80, boards=9, last_board=START)
+    ratings._positions_number(1)
+    _, key = rated["users"]["gamma"]
+    body = _client(key).get("/api/v1/leaderboards/ratings/1?around=me").json()
+    assert body["page"] == 3 and body["me"]["rank"] == 2 * PAGE_SIZE + 3
+    assert body["entries"][-1]["user"] == "gamma"
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "code"),
+    [
+        ("/api/v1/leaderboards/ratings/2", 404, "not_found"),
+        ("/api/v1/leaderboards/ratings/1?page=9", 404, "not_found"),
+        ("/api/v1/leaderboards/ratings/1?page=0", 400, "invalid"),
+        ("/api/v1/leaderboards/ratings/1?around=you", 400, "invalid"),
+        ("/api/v1/leaderboards/ratings/99999999999999999999", 404, "not_found"),
+        ("/api/v1/users/nobody/ratings/1", 404, "not_found"),
+        ("/api/v1/users/alpha/ratings/7", 404, "not_found"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(rated, api_client, path, status, code):
+    response = api_client.get(path)
+    assert response.status_code == status and response.json()["error"]["code"] == code
+
+
+def test_the_history_charts_every_board(rated, api_client):
+    points = api_client.get("/api/v1/users/alpha/ratings/1").json()["points"]
+    assert [p["date"] for p in points] == [
+        (START + timedelta(days=k)).isoformat() for k in range(PROVISIONAL_BOARDS)
+    ]
+    assert all(p["rank"] == 1 and p["change"] > 0 and p["mode"] == "D1N" for p in points)
+    assert points[0]["rating"] == 1500 + points[0]["change"]
+    assert api_client.get("/api/v1/users/newbie/ratings/3").json()["points"] == []
+
+
+def test_the_profile_lists_the_players_ratings(rated, api_client):
+    profile = api_client.get("/api/v1/users/alpha").json()
+    assert [(r["draw"], r["rank"], r["provisional"]) for r in profile["ratings"]] == [(1, 1, False)]
+    assert api_client.get("/api/v1/users/newbie").json()["ratings"][0]["rank"] is None
+
+
+def test_a_final_board_shows_each_entrys_rating_change(rated, clock):
+    board = rated["last"]
+    _, key = rated["users"]["newbie"]
+    client = _client(key)
+    body = client.get(f"/api/v1/leaderboards/daily/{board.date}/D1N").json()
+    changes = {e["user"]: e["rating"] for e in body["entries"]}
+    assert changes["alpha"]["change"] > 0 > changes["newbie"]["change"]
+    assert body["me"]["rating"] == changes["newbie"]
+    day = client.get(f"/api/v1/daily/{board.date}").json()
+    mine = next(c for c in day["challenges"] if c["mode"] == "D1N")["my_game"]
+    assert mine["rating"] == changes["newbie"]
+
+
+def test_nothing_is_rated_while_a_board_is_open(make_user, daily, finished_attempt, api_client):
+    finished_attempt(daily, username="early", won=True, score=500, moves=90, elapsed_ms=1000)
+    from games.daily.services import rankings
+
+    rankings.daily_rank(daily_id=daily.pk)
+    assert ratings.ratings_update(draw=1) == 0
+    body = api_client.get(f"/api/v1/leaderboards/daily/{daily.date}/D1N").json()
+    assert [e["rating"] for e in body["entries"]] == [None]
