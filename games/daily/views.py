@@ -123,24 +123,28 @@ class DailyStartView(APIView):
         )
 
 
+class BoardPageQuerySerializer(serializers.Serializer[dict[str, Any]]):
+    """The query of a paged board: a page, or the caller's (`around=me`)."""
+
+    page = PageNumberField(required=False)
+    around = serializers.ChoiceField(choices=["me"], required=False)
+
+
+BOARD_PAGE_PARAMETERS = [
+    PAGE_PARAMETER,
+    OpenApiParameter("around", OpenApiTypes.STR, enum=["me"], required=False),
+]
+
+
 class DailyLeaderboardView(APIView):
     permission_classes = [AllowAny]
 
-    class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        page = PageNumberField(required=False)
-        around = serializers.ChoiceField(choices=["me"], required=False)
-
     @extend_schema(
-        parameters=[
-            DAY_PARAMETER,
-            MODE_PARAMETER,
-            PAGE_PARAMETER,
-            OpenApiParameter("around", OpenApiTypes.STR, enum=["me"], required=False),
-        ],
+        parameters=[DAY_PARAMETER, MODE_PARAMETER, *BOARD_PAGE_PARAMETERS],
         responses=LeaderboardSerializer,
     )
     def get(self, request: Request, day: str, mode: str) -> Response:
-        query = self.InputSerializer(data=request.query_params)
+        query = BoardPageQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         daily = deals.daily_board_get(day=_not_future(_day(day)), mode=mode, now=timezone.now())
         return Response(
@@ -189,20 +193,12 @@ DRAW_PARAMETER = OpenApiParameter(
 class RatingLeaderboardView(APIView):
     permission_classes = [AllowAny]
 
-    class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        page = PageNumberField(required=False)
-        around = serializers.ChoiceField(choices=["me"], required=False)
-
     @extend_schema(
-        parameters=[
-            DRAW_PARAMETER,
-            PAGE_PARAMETER,
-            OpenApiParameter("around", OpenApiTypes.STR, enum=["me"], required=False),
-        ],
+        parameters=[DRAW_PARAMETER, *BOARD_PAGE_PARAMETERS],
         responses={200: RatingLeaderboardSerializer, **errors("invalid", "not_found")},
     )
     def get(self, request: Request, draw: int) -> Response:
-        query = self.InputSerializer(data=request.query_params)
+        query = BoardPageQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         return Response(
             selectors.rating_leaderboard(
