@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -15,6 +15,7 @@ from django.utils.translation import gettext, ngettext
 from accounts.models import User
 from config.errors import NotFoundError
 from games import clock, engine
+from games import selectors as game_selectors
 from games.daily import live
 from games.daily.ranking import RANK_TIES, rank_key_sql
 from games.daily.rating import PROVISIONAL_BOARDS, Skill, skill_after_idle
@@ -448,4 +449,99 @@ def rating_history(*, user: User, draw: int) -> dict[str, Any]:
             }
             for change in reversed(changes)
         ],
+    }
+
+
+def _month_start(day: date) -> date:
+    return day.replace(day=1)
+
+
+def _month_after(month: date) -> date:
+    return (month + timedelta(days=32)).replace(day=1)
+
+
+def daily_calendar(*, month: date, user: User | AnonymousUser, now: datetime) -> dict[str, Any]:
+    """A month of daily challenges, oldest first, with the caller's result on each: won, lost
+    or still playing, with score, moves and time, and rank and rating change once the board
+    is final; and the caller's streaks. A guest's has no results. A final board's `code` lets
+    anyone practise its deal (an unranked game from the code).
+
+    :raises NotFoundError: a month before the first daily challenge or after this one.
+    """
+    month = _month_start(month)
+    this_month = _month_start(clock.today(now))
+    first = DailyDeal.objects.order_by("date").values_list("date", flat=True).first()
+    first_month = _month_start(first) if first is not None else this_month
+    if not first_month <= month <= this_month:
+        raise NotFoundError(
+            gettext("No daily challenges in %(month)s.") % {"month": month.strftime("%Y-%m")}
+        )
+    dailies = list(
+        DailyDeal.objects.filter(
+            date__gte=month, date__lt=_month_after(month), mode__in=settings.DAILY_MODES
+        )
+        .select_related("deal")
+        .order_by("date", "mode")
+    )
+    player = user if isinstance(user, User) else None
+    games = (
+        {g.daily_id: g for g in Game.objects.filter(user=player, daily__in=dailies)}
+        if player is not None
+        else {}
+    )
+    changes = (
+        {
+            change.daily_id: _rating_change(change)
+            for change in RatingChange.objects.filter(user=player, daily__in=dailies)
+        }
+        if player is not None
+        else {}
+    )
+    days: dict[date, list[dict[str, Any]]] = {}
+    for daily in dailies:
+        challenge: dict[str, Any] = {
+            "mode": daily.mode,
+            "final": daily.is_final,
+            "par": daily.par,
+            "mine": _calendar_result(daily, games.get(daily.pk), player, changes),
+        }
+        if daily.is_final:
+            challenge["code"] = str(engine.DealCode(daily.draw, daily.preset, daily.deal.number))
+        days.setdefault(daily.date, []).append(challenge)
+    return {
+        "month": month.strftime("%Y-%m"),
+        "previous": (month - timedelta(days=1)).strftime("%Y-%m") if month > first_month else None,
+        "next": _month_after(month).strftime("%Y-%m") if month < this_month else None,
+        "streaks": game_selectors.user_streaks(user=player) if player is not None else None,
+        "days": [{"date": day, "challenges": challenges} for day, challenges in days.items()],
+    }
+
+
+def _calendar_result(
+    daily: DailyDeal,
+    game: Game | None,
+    player: User | None,
+    changes: dict[int, dict[str, int]],
+) -> dict[str, Any] | None:
+    """The player's ranked attempt at `daily`, as the calendar shows it; None when not played."""
+    if game is None or player is None:
+        return None
+    rules = engine.Rules.from_preset(game.draw, game.preset)
+    placed = _generation_entry(daily=daily, user=player) if daily.is_final else None
+    result = {
+        Game.Status.WON: "won",
+        Game.Status.RESIGNED: "lost",
+        Game.Status.PLAYING: "playing",
+    }[Game.Status(game.status)]
+    return {
+        "game": game.pk,
+        "result": result,
+        "score": game.leaderboard_score if game.is_over else game.score,
+        "score_display": engine.format_score(
+            rules, game.leaderboard_score if game.is_over else game.score
+        ),
+        "moves": game.moves,
+        "elapsed_ms": game.elapsed_ms,
+        "rank": placed[0] if placed is not None else None,
+        "rating": changes.get(daily.pk),
     }

@@ -150,3 +150,53 @@ class RatingPointSerializer(serializers.Serializer[dict[str, Any]]):
 class RatingHistorySerializer(serializers.Serializer[dict[str, Any]]):
     draw = serializers.IntegerField()
     points = RatingPointSerializer(many=True, help_text="Oldest first; the latest 365 boards.")
+
+
+class CalendarResultSerializer(serializers.Serializer[dict[str, Any]]):
+    game = serializers.IntegerField(help_text="The ranked attempt's id: its replay once final.")
+    result = serializers.ChoiceField(choices=["won", "lost", "playing"])
+    score = serializers.IntegerField(allow_null=True, help_text="The leaderboard score.")
+    score_display = serializers.CharField()
+    moves = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField(allow_null=True)
+    rank = serializers.IntegerField(
+        allow_null=True, help_text="On the final board; null while it is open or when left out."
+    )
+    rating = RatingChangeSerializer(allow_null=True, help_text=RATING_CHANGE_HELP)
+
+
+class CalendarChallengeSerializer(serializers.Serializer[dict[str, Any]]):
+    mode = serializers.CharField()
+    final = serializers.BooleanField()
+    par = serializers.IntegerField()
+    code = serializers.CharField(
+        required=False,
+        help_text="Only once the board is final: anyone may practise it as an unranked game.",
+    )
+    mine = CalendarResultSerializer(
+        allow_null=True, help_text="The caller's ranked attempt; null if not played, or a guest."
+    )
+
+
+class CalendarDaySerializer(serializers.Serializer[dict[str, Any]]):
+    date = serializers.DateField()
+    challenges = CalendarChallengeSerializer(many=True)
+
+
+class StreakFiguresSerializer(serializers.Serializer[dict[str, Any]]):
+    current = serializers.IntegerField()
+    longest = serializers.IntegerField()
+
+
+class CalendarSerializer(serializers.Serializer[dict[str, Any]]):
+    month = serializers.CharField(help_text="YYYY-MM")
+    previous = serializers.CharField(
+        allow_null=True, help_text="The month before, null before the first daily challenge."
+    )
+    next = serializers.CharField(allow_null=True, help_text="The month after, null for this one.")
+    streaks = serializers.DictField(
+        child=StreakFiguresSerializer(),
+        allow_null=True,
+        help_text="The caller's daily-win streaks per mode; null for a guest.",
+    )
+    days = CalendarDaySerializer(many=True, help_text="Days with daily challenges, oldest first.")

@@ -28,6 +28,7 @@ from games import clock
 from games import selectors as game_selectors
 from games.daily import selectors
 from games.daily.serializers import (
+    CalendarSerializer,
     DailyDaySerializer,
     LeaderboardSerializer,
     RatingHistorySerializer,
@@ -63,6 +64,9 @@ def _day(value: str) -> date:
         raise serializers.ValidationError(
             {"date": [gettext("A date is written YYYY-MM-DD.")]}
         ) from None
+
+
+_ISO_MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
 
 
 def _not_future(day: date) -> date:
@@ -221,3 +225,36 @@ class RatingHistoryView(APIView):
     def get(self, request: Request, username: str, draw: int) -> Response:
         user = account_selectors.user_get_by_username(username=username)
         return Response(selectors.rating_history(user=user, draw=draw))
+
+
+class DailyCalendarView(APIView):
+    permission_classes = [AllowAny]
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        month = StrictCharField(required=False)
+
+        def validate_month(self, value: str) -> date:
+            try:
+                if not _ISO_MONTH.fullmatch(value):
+                    raise ValueError(value)
+                return date.fromisoformat(f"{value}-01")
+            except ValueError:
+                raise serializers.ValidationError(gettext("A month is written YYYY-MM.")) from None
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "month",
+                {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$"},
+                required=False,
+                description="YYYY-MM (UTC); defaults to this month.",
+            )
+        ],
+        responses={200: CalendarSerializer, **errors("invalid", "not_found")},
+    )
+    def get(self, request: Request) -> Response:
+        query = self.InputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        now = timezone.now()
+        month = query.validated_data.get("month") or clock.today(now)
+        return Response(selectors.daily_calendar(month=month, user=request.user, now=now))
