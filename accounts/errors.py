@@ -62,3 +62,9 @@ class AccountRequiredError(ForbiddenError):
     (`games.services.game_create`)."""
 
     code = "account_required"
+
+
+class FollowRefusedError(ApplicationError):
+    """A follow the rules refuse: oneself, or past the limit."""
+
+    code = "invalid"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.db.models.functions import Lower
 
 
@@ -24,6 +25,9 @@ class User(AbstractUser):
     # When the owner of `email` opened its verification link; None until then, and again once
     # the address changes. Ranked daily play needs it (accounts.services, "E-mail address").
     email_verified_at = models.DateTimeField(null=True, blank=True)
+    # A private profile is the player's own: others get 404 for it, cannot follow the player,
+    # and do not see them in their following views. Public boards still rank them.
+    profile_private = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -44,3 +48,38 @@ class User(AbstractUser):
     def email_verified(self) -> bool:
         """Whether the account's address is verified (ranked play needs it)."""
         return self.email_verified_at is not None
+
+
+class Follow(models.Model):
+    """One player following another: public, and needs no consent (as on lichess); a private
+    profile hides its player from the follower's views instead."""
+
+    # No index of their own: the unique (follower, followee) index serves the follower's
+    # look-ups, and `accounts_follow_followee` counts followers.
+    follower = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="following_rows",
+        db_index=False,
+    )
+    followee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="follower_rows",
+        db_index=False,
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["follower", "followee"], name="accounts_follow_follower_followee"
+            ),
+            models.CheckConstraint(
+                condition=~Q(follower=F("followee")), name="accounts_follow_not_self"
+            ),
+        ]
+        indexes = [models.Index(fields=["followee"], name="accounts_follow_followee")]
+
+    def __str__(self) -> str:
+        return f"{self.follower_id} follows {self.followee_id}"

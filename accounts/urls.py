@@ -23,5 +23,7 @@ urlpatterns = [
         views.MeEmailVerificationView.as_view(),
         name="me-email-verification",
     ),
+    path("me/following", views.MeFollowingView.as_view(), name="me-following"),
     path("users/<name:username>", views.UserProfileView.as_view(), name="user-profile"),
+    path("users/<name:username>/follow", views.FollowView.as_view(), name="user-follow"),
 ]

@@ -23,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from accounts import selectors, services
+from accounts import following, selectors, services
 from accounts.authentication import (
     CachedTokenAuthentication,
     SessionTokenAuthentication,
@@ -31,8 +31,9 @@ from accounts.authentication import (
     session_token_digest,
     signed_in_user,
 )
+from accounts.models import User
 from accounts.serializers import StatsSerializer, UserSerializer
-from config.fields import EmailField, StrictCharField
+from config.fields import EmailField, StrictBooleanField, StrictCharField
 from config.schema import errors
 from config.throttles import ScopedThrottle
 from games import selectors as game_selectors
@@ -363,15 +364,29 @@ class MeView(APIView):
         stats = serializers.SerializerMethodField()
 
         class Meta(UserSerializer.Meta):
-            fields = [*UserSerializer.Meta.fields, "email", "email_verified", "stats"]
+            fields = [
+                *UserSerializer.Meta.fields,
+                "email",
+                "email_verified",
+                "profile_private",
+                "stats",
+            ]
             read_only_fields = fields
+            extra_kwargs = {
+                **UserSerializer.Meta.extra_kwargs,
+                "profile_private": {
+                    "help_text": "Hidden from other players: the profile answers them 404, and "
+                    "they can neither follow the player nor see them in their following views."
+                },
+            }
 
         @extend_schema(responses=StatsSerializer)
         def get_stats(self, user: Any) -> dict[str, Any]:
             return game_selectors.user_stats(user=user)
 
-    class InputSerializer(serializers.Serializer[dict[str, str]]):
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
         language = serializers.ChoiceField(choices=[code for code, _name in settings.LANGUAGES])
+        profile_private = StrictBooleanField()
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request) -> Response:
@@ -380,13 +395,17 @@ class MeView(APIView):
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def patch(self, request: Request) -> Response:
         """Keeps the language the player picked on their profile, and sets it as the language
-        cookie of this device. Every field is optional, as in any PATCH: without one, nothing
-        changes."""
+        cookie of this device; makes the profile private or public. Every field is optional,
+        as in any PATCH: without one, nothing changes."""
         data = self.InputSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         user = signed_in_user(request)
         if "language" in data.validated_data:
             user = services.user_language_set(user=user, language=data.validated_data["language"])
+        if "profile_private" in data.validated_data:
+            user = following.user_privacy_set(
+                user=user, private=data.validated_data["profile_private"]
+            )
         response = Response(self.OutputSerializer(user).data)
         if user.language:
             _set_language_cookie(response, user.language)
@@ -502,14 +521,54 @@ class UserProfileView(APIView):
         ratings = UserRatingSerializer(
             many=True, help_text="The player's rating in each draw they have one."
         )
+        followers = serializers.IntegerField(help_text="Players following this one.")
+        following = serializers.IntegerField(help_text="Players this one follows.")
+        followed = serializers.BooleanField(
+            allow_null=True,
+            help_text="Whether the caller follows this player; null for a visitor or the "
+            "player themself.",
+        )
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(responses={200: OutputSerializer, **errors("not_found")})
     def get(self, request: Request, username: str) -> Response:
-        user = selectors.user_get_by_username(username=username)
+        viewer = request.user if isinstance(request.user, User) else None
+        user = selectors.user_get_by_username(username=username, viewer=viewer)
         profile = {
             "username": user.username,
             "date_joined": user.date_joined,
             "stats": game_selectors.user_stats(user=user),
             "ratings": daily_selectors.user_ratings(user=user, now=timezone.now()),
+            **following.follow_counts(user=user, viewer=viewer),
         }
         return Response(self.OutputSerializer(profile).data)
+
+
+class FollowView(APIView):
+    """Follow a player, or stop following them (docs/api.md, "Following")."""
+
+    throttle_classes = [BorrowedRateThrottle]
+    throttle_scope = "follow"  # a script's follows count apart from its game starts
+    throttle_rate_of = "games"
+
+    @extend_schema(
+        request=None,
+        responses={204: None, **errors("invalid", "account_required", "not_found")},
+    )
+    def put(self, request: Request, username: str) -> Response:
+        following.user_follow(follower=signed_in_user(request), username=username)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=None, responses={204: None, **errors("not_found")})
+    def delete(self, request: Request, username: str) -> Response:
+        following.user_unfollow(follower=signed_in_user(request), username=username)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeFollowingView(APIView):
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        user = serializers.CharField()
+        since = serializers.DateTimeField()
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(following.user_following(user=signed_in_user(request)))

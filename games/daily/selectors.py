@@ -11,15 +11,19 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.db.models import Count, Max
 from django.utils.translation import gettext, ngettext
+from rest_framework.exceptions import NotAuthenticated
 
+from accounts.following import following_ids
 from accounts.models import User
 from config.errors import NotFoundError
 from games import clock, engine
 from games import selectors as game_selectors
 from games.daily import live
-from games.daily.ranking import RANK_TIES, rank_key_sql
-from games.daily.rating import PROVISIONAL_BOARDS, Skill, skill_after_idle
+from games.daily.ranking import RANK_TIES, rank_key, rank_key_sql
+from games.daily.rating import PROVISIONAL_BOARDS, Skill, ranks_of, skill_after_idle
 from games.models import (
+    OFF_FINAL_BOARD,
+    OFF_OPEN_BOARD,
     DailyDeal,
     DailyStreak,
     Game,
@@ -111,11 +115,10 @@ def _rating_change(change: RatingChange) -> dict[str, int]:
 
 
 def _entry(
-    row: LeaderboardEntry, rules: engine.Rules, changes: dict[int, dict[str, int]]
+    game: Game, rank: int, rules: engine.Rules, changes: dict[int, dict[str, int]]
 ) -> dict[str, Any]:
-    game = row.game
     return {
-        "rank": row.rank,
+        "rank": rank,
         "user": game.user.username,
         "won": game.status == Game.Status.WON,
         "score": game.leaderboard_score,
@@ -123,7 +126,7 @@ def _entry(
         "moves": game.moves,
         "undos": game.undos,
         "elapsed_ms": game.elapsed_ms,
-        "game": row.game_id,
+        "game": game.pk,
         "under_review": game.under_review,
         "rating": changes.get(game.user_id),
     }
@@ -142,7 +145,12 @@ _ENTRY_GAME_FIELDS = (
 
 
 def daily_leaderboard(
-    *, daily: DailyDeal, user: User | AnonymousUser, page: int | None, around_me: bool
+    *,
+    daily: DailyDeal,
+    user: User | AnonymousUser,
+    page: int | None,
+    around_me: bool,
+    following: bool = False,
 ) -> dict[str, Any]:
     """One page of a board's ranking generation, and the caller's place (`me`).
 
@@ -154,6 +162,8 @@ def daily_leaderboard(
 
     :raises NotFoundError: a page past the end.
     """
+    if following:
+        return _following_board(daily=daily, user=user, page=page, around_me=around_me)
     rules = engine.Rules.from_preset(daily.draw, daily.preset)
     count = daily.entries_count
     mine = _my_entry(daily=daily, user=user)
@@ -177,18 +187,10 @@ def daily_leaderboard(
         if count
         else []
     )
-    # Once final, the rating job's changes (none on an open board: nothing is rated there).
     wanted = [row.game.user_id for row in rows]
-    if mine is not None and user.is_authenticated:
+    if mine is not None and user.pk is not None:
         wanted.append(user.pk)
-    changes = (
-        {
-            change.user_id: _rating_change(change)
-            for change in RatingChange.objects.filter(daily=daily, user_id__in=wanted)
-        }
-        if daily.is_final and wanted
-        else {}
-    )
+    changes = _final_changes(daily, wanted)
     me = None
     if mine is not None:
         me = {k: v for k, v in mine.items() if k != "position"}
@@ -197,11 +199,108 @@ def daily_leaderboard(
         "date": daily.date,
         "mode": daily.mode,
         "final": daily.is_final,
+        "following": False,
         "updated_at": daily.ranked_at,
         "count": count,
         "page": page,
         "pages": pages,
-        "entries": [_entry(row, rules, changes) for row in rows],
+        "entries": [_entry(row.game, row.rank, rules, changes) for row in rows],
+        "me": me,
+    }
+
+
+def _final_changes(daily: DailyDeal, user_ids: list[int]) -> dict[int, dict[str, int]]:
+    """The rating changes of a final board's players among `user_ids`; none for an open one
+    (nothing is rated there)."""
+    if not daily.is_final or not user_ids:
+        return {}
+    return {
+        change.user_id: _rating_change(change)
+        for change in RatingChange.objects.filter(daily=daily, user_id__in=user_ids)
+    }
+
+
+def _following_page(
+    ranked: list[Any], *, mine: int | None, page: int | None, around_me: bool
+) -> tuple[int, int, list[Any]]:
+    """(page, pages, rows of the page) of a following view's `ranked` rows; `mine` is the
+    caller's index among them."""
+    if around_me and mine is not None:
+        page = mine // PAGE_SIZE + 1
+    page = page or 1
+    pages = _pages_check(page=page, count=len(ranked))
+    return page, pages, ranked[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+
+
+def _following_me(rank: int, count: int) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "count": count,
+        "percentile": round(100.0 * (count - rank + 1) / count, 1),
+    }
+
+
+def _following_board(
+    *, daily: DailyDeal, user: User | AnonymousUser, page: int | None, around_me: bool
+) -> dict[str, Any]:
+    """A board's following view: the caller and the players they follow (public ones), ranked
+    among themselves by the board's rule, each with their rank on the whole board.
+
+    Ranked from their games, as the board would rank them now, so a game finished since the
+    last ranking is in; `board_rank` is the last ranking's (null until it has the game).
+
+    :raises NotAuthenticated: a visitor (a following view is a player's).
+    :raises NotFoundError: a page past the end.
+    """
+    if not isinstance(user, User):
+        raise NotAuthenticated()
+    rules = engine.Rules.from_preset(daily.draw, daily.preset)
+    games = list(
+        Game.objects.filter(daily=daily, user_id__in=following_ids(user=user))
+        .exclude(status=Game.Status.PLAYING)
+        .exclude(OFF_FINAL_BOARD if daily.is_final else OFF_OPEN_BOARD)
+        .select_related("user")
+    )
+    keys = {
+        g.pk: rank_key(
+            won=g.status == Game.Status.WON,
+            score=g.leaderboard_score,
+            moves=g.moves,
+            elapsed_ms=g.elapsed_ms or 0,
+            finished_at=g.finished_at or daily.created_at,
+        )
+        for g in games
+    }
+    games.sort(key=lambda g: (keys[g.pk], g.pk))
+    ranks = ranks_of([keys[g.pk] for g in games])
+    mine = next((i for i, g in enumerate(games) if g.user_id == user.pk), None)
+    page, pages, shown = _following_page(
+        list(zip(games, ranks, strict=True)), mine=mine, page=page, around_me=around_me
+    )
+    changes = _final_changes(daily, [g.user_id for g, _ in shown] + [user.pk])
+    entries = []
+    for game, rank in shown:
+        placed = _generation_entry(daily=daily, user=game.user)
+        entries.append(
+            {**_entry(game, rank, rules, changes), "board_rank": placed[0] if placed else None}
+        )
+    me = None
+    if mine is not None:
+        me = {
+            **_following_me(ranks[mine], len(games)),
+            "source": "following",
+            "rating": changes.get(user.pk),
+        }
+    return {
+        "date": daily.date,
+        "mode": daily.mode,
+        "final": daily.is_final,
+        "following": True,
+        "updated_at": daily.ranked_at,
+        "count": len(games),
+        "page": page,
+        "pages": pages,
+        "entries": entries,
         "me": me,
     }
 
@@ -362,7 +461,13 @@ def _rating_figures(rating: Rating, *, today: date) -> dict[str, Any]:
 
 
 def rating_leaderboard(
-    *, draw: int, user: User | AnonymousUser, page: int | None, around_me: bool, now: datetime
+    *,
+    draw: int,
+    user: User | AnonymousUser,
+    page: int | None,
+    around_me: bool,
+    now: datetime,
+    following: bool = False,
 ) -> dict[str, Any]:
     """One page of a draw's established ratings, best first, and the caller's (`me`).
 
@@ -373,6 +478,8 @@ def rating_leaderboard(
     """
     draw = rating_draw_check(draw)
     today = clock.today(now)
+    if following:
+        return _following_ratings(draw=draw, user=user, page=page, around_me=around_me, today=today)
     established = Rating.objects.filter(draw=draw, position__isnull=False)
     count = established.aggregate(last=Max("position"))["last"] or 0
     mine = Rating.objects.filter(draw=draw, user=user).first() if user.is_authenticated else None
@@ -396,10 +503,10 @@ def rating_leaderboard(
             "percentile": round(100.0 * (count - rank + 1) / count, 1) if rank else None,
             **_rating_figures(mine, today=today),
         }
-    rated = DailyDeal.objects.filter(mode__startswith=f"D{draw}").aggregate(at=Max("rated_at"))
     return {
         "draw": draw,
-        "updated_at": rated["at"],
+        "following": False,
+        "updated_at": _rated_at(draw),
         "count": count,
         "page": page,
         "pages": pages,
@@ -407,6 +514,56 @@ def rating_leaderboard(
             {"rank": row.position, "user": row.user.username, **_rating_figures(row, today=today)}
             for row in rows
         ],
+        "me": me,
+    }
+
+
+def _rated_at(draw: int) -> datetime | None:
+    """When a final board last rated players of `draw`."""
+    rated = DailyDeal.objects.filter(mode__startswith=f"D{draw}").aggregate(at=Max("rated_at"))
+    return rated["at"]
+
+
+def _following_ratings(
+    *, draw: int, user: User | AnonymousUser, page: int | None, around_me: bool, today: date
+) -> dict[str, Any]:
+    """The rating board's following view: the caller and the players they follow who have a
+    rating in `draw`, provisional ones too, ranked among themselves, each with their rank on
+    the whole board (`board_rank`, null while provisional).
+
+    :raises NotAuthenticated: a visitor.
+    :raises NotFoundError: a page past the end.
+    """
+    if not isinstance(user, User):
+        raise NotAuthenticated()
+    rows = list(
+        Rating.objects.filter(draw=draw, user_id__in=following_ids(user=user))
+        .select_related("user")
+        .order_by("-mu", "user_id")
+    )
+    mine = next((i for i, r in enumerate(rows) if r.user_id == user.pk), None)
+    page, pages, shown = _following_page(rows, mine=mine, page=page, around_me=around_me)
+    first = (page - 1) * PAGE_SIZE + 1
+    entries = [
+        {
+            "rank": first + i,
+            "user": row.user.username,
+            "board_rank": row.position,
+            **_rating_figures(row, today=today),
+        }
+        for i, row in enumerate(shown)
+    ]
+    me = None
+    if mine is not None:
+        me = {**_following_me(mine + 1, len(rows)), **_rating_figures(rows[mine], today=today)}
+    return {
+        "draw": draw,
+        "following": True,
+        "updated_at": _rated_at(draw),
+        "count": len(rows),
+        "page": page,
+        "pages": pages,
+        "entries": entries,
         "me": me,
     }
 

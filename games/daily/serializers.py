@@ -61,20 +61,33 @@ class LeaderboardEntrySerializer(ResultFiguresSerializer):
         "the final board until a reviewer clears it."
     )
     rating = RatingChangeSerializer(allow_null=True, help_text=RATING_CHANGE_HELP)
+    board_rank = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="Only in a following view, where `rank` is among the players shown: the rank "
+        "on the whole board as last ranked (null until the ranking has the game).",
+    )
 
 
 class LeaderboardMeSerializer(serializers.Serializer[dict[str, Any]]):
     rank = serializers.IntegerField()
     count = serializers.IntegerField()
     percentile = serializers.FloatField(allow_null=True)
-    source = serializers.ChoiceField(choices=["snapshot", "live"])  # type: ignore[assignment]  # a declared field, which DRF takes out of the class
+    source = serializers.ChoiceField(choices=["snapshot", "live", "following"])  # type: ignore[assignment]  # a declared field, which DRF takes out of the class
     rating = RatingChangeSerializer(allow_null=True, help_text=RATING_CHANGE_HELP)
+
+
+FOLLOWING_HELP = (
+    "A following view (`?following=1`): the caller and the public players they follow, ranked "
+    "among themselves."
+)
 
 
 class LeaderboardSerializer(serializers.Serializer[dict[str, Any]]):
     date = serializers.DateField()
     mode = serializers.CharField()
     final = serializers.BooleanField()
+    following = serializers.BooleanField(help_text=FOLLOWING_HELP)
     updated_at = serializers.DateTimeField(allow_null=True)
     count = serializers.IntegerField()
     page = serializers.IntegerField()
@@ -111,6 +124,12 @@ class RatingFiguresSerializer(serializers.Serializer[dict[str, Any]]):
 class RatingEntrySerializer(RatingFiguresSerializer):
     rank = serializers.IntegerField()
     user = serializers.CharField()
+    board_rank = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="Only in a following view, where `rank` is among the players shown: the rank "
+        "on the whole rating board (null while provisional).",
+    )
 
 
 class RatingMeSerializer(RatingFiguresSerializer):
@@ -121,6 +140,7 @@ class RatingMeSerializer(RatingFiguresSerializer):
 
 class RatingLeaderboardSerializer(serializers.Serializer[dict[str, Any]]):
     draw = serializers.IntegerField()
+    following = serializers.BooleanField(help_text=FOLLOWING_HELP)
     updated_at = serializers.DateTimeField(
         allow_null=True, help_text="When a final board last rated players of this draw."
     )

@@ -132,11 +132,19 @@ class BoardPageQuerySerializer(serializers.Serializer[dict[str, Any]]):
 
     page = PageNumberField(required=False)
     around = serializers.ChoiceField(choices=["me"], required=False)
+    following = serializers.BooleanField(required=False, default=False)
 
 
 BOARD_PAGE_PARAMETERS = [
     PAGE_PARAMETER,
     OpenApiParameter("around", OpenApiTypes.STR, enum=["me"], required=False),
+    OpenApiParameter(
+        "following",
+        OpenApiTypes.BOOL,
+        required=False,
+        description="Only the caller and the public players they follow, ranked among "
+        "themselves (signed in only).",
+    ),
 ]
 
 
@@ -145,7 +153,7 @@ class DailyLeaderboardView(APIView):
 
     @extend_schema(
         parameters=[DAY_PARAMETER, MODE_PARAMETER, *BOARD_PAGE_PARAMETERS],
-        responses=LeaderboardSerializer,
+        responses={200: LeaderboardSerializer, **errors("not_authenticated")},
     )
     def get(self, request: Request, day: str, mode: str) -> Response:
         query = BoardPageQuerySerializer(data=request.query_params)
@@ -157,6 +165,7 @@ class DailyLeaderboardView(APIView):
                 user=request.user,
                 page=query.validated_data.get("page"),
                 around_me="around" in query.validated_data,
+                following=query.validated_data["following"],
             )
         )
 
@@ -199,7 +208,10 @@ class RatingLeaderboardView(APIView):
 
     @extend_schema(
         parameters=[DRAW_PARAMETER, *BOARD_PAGE_PARAMETERS],
-        responses={200: RatingLeaderboardSerializer, **errors("invalid", "not_found")},
+        responses={
+            200: RatingLeaderboardSerializer,
+            **errors("invalid", "not_authenticated", "not_found"),
+        },
     )
     def get(self, request: Request, draw: int) -> Response:
         query = BoardPageQuerySerializer(data=request.query_params)
@@ -211,6 +223,7 @@ class RatingLeaderboardView(APIView):
                 page=query.validated_data.get("page"),
                 around_me="around" in query.validated_data,
                 now=timezone.now(),
+                following=query.validated_data["following"],
             )
         )
 
@@ -223,7 +236,7 @@ class RatingHistoryView(APIView):
         responses={200: RatingHistorySerializer, **errors("not_found")},
     )
     def get(self, request: Request, username: str, draw: int) -> Response:
-        user = account_selectors.user_get_by_username(username=username)
+        user = account_selectors.user_get_by_username(username=username, viewer=request.user)
         return Response(selectors.rating_history(user=user, draw=draw))
 
 

@@ -37,7 +37,8 @@ def test_token_flow(api_client):
     body = me.json()
     assert body["username"] == "Alice"
     assert set(body) == {
-        "id", "username", "date_joined", "is_guest", "language", "email", "email_verified", "stats"
+        "id", "username", "date_joined", "is_guest", "language", "email", "email_verified",
+        "profile_private", "stats",
     }  # fmt: skip
     assert (body["email"], body["email_verified"]) == ("alice@example.com", False)
     assert body["stats"]["played"] == 0 and body["stats"]["won"] == 0

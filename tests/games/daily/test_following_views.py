@@ -1,0 +1,74 @@
+"""Following views of a daily board and of the rating board (`?following=1`): only the caller
+and the public players they follow, ranked among themselves, with their rank on the board."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import Follow
+from games.daily.rating import PROVISIONAL_BOARDS
+from games.daily.services import ratings
+
+pytestmark = pytest.mark.django_db
+
+START = date(2026, 10, 1)
+
+
+@pytest.fixture
+def field(make_user: Any, play_board: Any) -> dict[str, Any]:
+    """Five players over PROVISIONAL_BOARDS boards, best first: top, ann (me), mid, bob, low.
+    Ann follows bob and top; top's profile is private."""
+    names = ["top", "ann", "mid", "bob", "low"]
+    users = {name: make_user(name) for name in names}
+    for k in range(PROVISIONAL_BOARDS):
+        results = [(users[n][0], True, 900 - 100 * i) for i, n in enumerate(names)]
+        board = play_board(START + timedelta(days=k), results)
+    ratings.ratings_update(draw=1)
+    ann = users["ann"][0]
+    for name in ("bob", "top"):
+        Follow.objects.create(follower=ann, followee=users[name][0])
+    users["top"][0].__class__.objects.filter(username="top").update(profile_private=True)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {users['ann'][1]}")
+    return {"client": client, "board": board}
+
+
+def test_a_daily_boards_following_view(field):
+    board = field["board"]
+    path = f"/api/v1/leaderboards/daily/{board.date}/D1N"
+    body = field["client"].get(f"{path}?following=1").json()
+    assert body["following"] is True and body["count"] == 2
+    rows = [(e["user"], e["rank"], e["board_rank"]) for e in body["entries"]]
+    assert rows == [("ann", 1, 2), ("bob", 2, 4)]  # top is private: not shown
+    assert body["me"]["rank"] == 1 and body["me"]["source"] == "following"
+    assert body["me"]["rating"] is not None
+    whole = field["client"].get(path).json()
+    assert whole["following"] is False and whole["count"] == 5
+    assert "board_rank" not in whole["entries"][0]
+
+
+def test_the_rating_boards_following_view(field):
+    body = field["client"].get("/api/v1/leaderboards/ratings/1?following=1&around=me").json()
+    assert body["following"] is True and body["count"] == 2
+    assert [(e["user"], e["rank"], e["board_rank"]) for e in body["entries"]] == [
+        ("ann", 1, 2),
+        ("bob", 2, 4),
+    ]
+    assert body["me"]["rank"] == 1 and body["me"]["count"] == 2
+
+
+def test_a_visitor_has_no_following_view(field):
+    board = field["board"]
+    for path in (
+        f"/api/v1/leaderboards/daily/{board.date}/D1N?following=1",
+        "/api/v1/leaderboards/ratings/1?following=1",
+    ):
+        response = APIClient().get(path)
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "not_authenticated"
+    bad = field["client"].get("/api/v1/leaderboards/ratings/1?following=perhaps")
+    assert bad.status_code == 400 and "following" in bad.json()["error"]["fields"]
