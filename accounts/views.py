@@ -38,7 +38,7 @@ from config.schema import errors
 from config.throttles import ScopedThrottle
 from games import selectors as game_selectors
 from games.daily import selectors as daily_selectors
-from games.daily.serializers import UserRatingSerializer
+from games.daily.serializers import BadgeSerializer, UserRatingSerializer
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -521,6 +521,7 @@ class UserProfileView(APIView):
         ratings = UserRatingSerializer(
             many=True, help_text="The player's rating in each draw they have one."
         )
+        badges = BadgeSerializer(many=True, help_text="The badges the player earned.")
         followers = serializers.IntegerField(help_text="Players following this one.")
         following = serializers.IntegerField(help_text="Players this one follows.")
         followed = serializers.BooleanField(
@@ -538,6 +539,7 @@ class UserProfileView(APIView):
             "date_joined": user.date_joined,
             "stats": game_selectors.user_stats(user=user),
             "ratings": daily_selectors.user_ratings(user=user, now=timezone.now()),
+            "badges": daily_selectors.user_badges(user=user),
             **following.follow_counts(user=user, viewer=viewer),
         }
         return Response(self.OutputSerializer(profile).data)

@@ -338,6 +338,8 @@ SPECTACULAR_SETTINGS = {
         "AnalysisStatusEnum": "games.serializers.ANALYSIS_STATUSES",
         "PileEnum": "games.serializers.PILES",
         "TappedPileEnum": "games.serializers.TAPPED_PILES",
+        "BadgeKindEnum": "games.models.BadgeKind.choices",
+        "KindEnum": "games.serializers.GAME_KINDS",
     },
 }
 

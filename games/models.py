@@ -467,3 +467,37 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} on {self.daily_id}: {self.mu_before:.0f} → {self.mu_after:.0f}"
+
+
+class BadgeKind(models.TextChoices):
+    """What a badge rewards (games.daily.services.badges)."""
+
+    FIRST_WIN = "first_win", "first win"
+    STREAK_7 = "streak_7", "a 7-day streak"
+    STREAK_30 = "streak_30", "a 30-day streak"
+    NO_UNDO_WIN = "no_undo_win", "a win without undo"
+    UNDER_PAR = "under_par", "a win under par"
+    TOP_10 = "top_10", "a top-10 finish"
+    RATING_1700 = "rating_1700", "a rating of 1700"
+    RATING_1900 = "rating_1900", "a rating of 1900"
+    RATING_2100 = "rating_2100", "a rating of 2100"
+
+
+class Badge(models.Model):
+    """A badge a player earned, on the first final board that earned it: derived from the
+    stored games, rating changes and final rankings, so that a recount gives the same rows."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="badges"
+    )
+    kind = models.CharField(max_length=16, choices=BadgeKind.choices)
+    daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="+")
+    earned_on = models.DateField()  # the board's day
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind"], name="games_badge_user_kind"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.kind} on {self.earned_on}"

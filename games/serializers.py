@@ -22,6 +22,7 @@ from config.fields import (
 from games import engine
 
 GAME_STATUSES = ["playing", "won", "resigned"]
+GAME_KINDS = ["casual", "daily"]
 # The largest `seq` an action may carry: a 64-bit integer's, as JSON decoders keep it exact.
 MAX_SEQ = 2**63 - 1
 ANALYSIS_STATUSES = [
@@ -76,7 +77,7 @@ class LegalSerializer(serializers.Serializer[dict[str, Any]]):
 class GameSummarySerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     code = serializers.CharField(allow_null=True)
-    kind = serializers.ChoiceField(choices=["casual", "daily"])
+    kind = serializers.ChoiceField(choices=GAME_KINDS)
     rules = RulesSerializer()
     status = serializers.ChoiceField(choices=GAME_STATUSES)
     seq = serializers.IntegerField()

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.db.models import Count, Max
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from rest_framework.exceptions import NotAuthenticated
 
 from accounts.following import following_ids
@@ -24,6 +24,8 @@ from games.daily.rating import PROVISIONAL_BOARDS, Skill, ranks_of, skill_after_
 from games.models import (
     OFF_FINAL_BOARD,
     OFF_OPEN_BOARD,
+    Badge,
+    BadgeKind,
     DailyDeal,
     DailyStreak,
     Game,
@@ -391,6 +393,13 @@ def _generation_entry_sql() -> str:
     """
 
 
+def final_rank(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
+    """(rank, entries) of the user's ranked game on a final board; None when the board leaves
+    it out (or has no such game)."""
+    placed = _generation_entry(daily=daily, user=user)
+    return (placed[0], daily.entries_count) if placed is not None else None
+
+
 def _generation_entry(*, daily: DailyDeal, user: User) -> tuple[int, int] | None:
     """(rank, position) of the user's ranked game in the board's current generation; None when
     it is not in it (no finished game, finished after the ranking, or flagged then)."""
@@ -702,3 +711,58 @@ def _calendar_result(
         "rank": placed[0] if placed is not None else None,
         "rating": changes.get(daily.pk),
     }
+
+
+# A badge's name and what it rewards, in the reader's language.
+BADGE_TEXTS = {
+    BadgeKind.FIRST_WIN: (gettext_lazy("First win"), gettext_lazy("Won a daily challenge.")),
+    BadgeKind.STREAK_7: (
+        gettext_lazy("7-day streak"),
+        gettext_lazy("Won the daily challenge of one mode 7 days in a row."),
+    ),
+    BadgeKind.STREAK_30: (
+        gettext_lazy("30-day streak"),
+        gettext_lazy("Won the daily challenge of one mode 30 days in a row."),
+    ),
+    BadgeKind.NO_UNDO_WIN: (
+        gettext_lazy("Clean win"),
+        gettext_lazy("Won a daily challenge without an undo."),
+    ),
+    BadgeKind.UNDER_PAR: (
+        gettext_lazy("Under par"),
+        gettext_lazy("Won a daily challenge in fewer moves than its par."),
+    ),
+    BadgeKind.TOP_10: (
+        gettext_lazy("Top 10"),
+        gettext_lazy("Finished in the top 10 of a final daily board."),
+    ),
+}
+
+
+def _badge_texts(kind: str) -> tuple[str, str]:
+    if kind in BADGE_TEXTS:
+        name, description = BADGE_TEXTS[BadgeKind(kind)]
+        return str(name), str(description)
+    rating = kind.removeprefix("rating_")  # the rating milestones
+    return (
+        gettext("Rating %(rating)s") % {"rating": rating},
+        gettext("Reached a rating of %(rating)s in a draw.") % {"rating": rating},
+    )
+
+
+def user_badges(*, user: User) -> list[dict[str, Any]]:
+    """The badges a player earned, oldest first, each with the board that earned it."""
+    rows = Badge.objects.filter(user=user).select_related("daily").order_by("earned_on", "kind")
+    badges = []
+    for badge in rows:
+        name, description = _badge_texts(badge.kind)
+        badges.append(
+            {
+                "kind": badge.kind,
+                "name": name,
+                "description": description,
+                "earned_on": badge.earned_on,
+                "mode": badge.daily.mode,
+            }
+        )
+    return badges

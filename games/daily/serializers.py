@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from games.models import BadgeKind
 from games.serializers import GAME_STATUSES, ResultFiguresSerializer
 
 
@@ -220,3 +221,11 @@ class CalendarSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="The caller's daily-win streaks per mode; null for a guest.",
     )
     days = CalendarDaySerializer(many=True, help_text="Days with daily challenges, oldest first.")
+
+
+class BadgeSerializer(serializers.Serializer[dict[str, Any]]):
+    kind = serializers.ChoiceField(choices=BadgeKind.choices)
+    name = serializers.CharField(help_text="In the caller's language.")
+    description = serializers.CharField(help_text="What it rewards, in the caller's language.")
+    earned_on = serializers.DateField(help_text="The day of the final board that earned it.")
+    mode = serializers.CharField(help_text="That board's mode.")

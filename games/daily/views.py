@@ -7,7 +7,7 @@ from datetime import date
 from typing import Any
 
 from django.conf import settings
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -26,7 +26,7 @@ from config.schema import PAGE_PARAMETER, errors
 from config.throttles import ScopedThrottle, client_address
 from games import clock
 from games import selectors as game_selectors
-from games.daily import selectors
+from games.daily import selectors, sharing
 from games.daily.serializers import (
     CalendarSerializer,
     DailyDaySerializer,
@@ -271,3 +271,31 @@ class DailyCalendarView(APIView):
         now = timezone.now()
         month = query.validated_data.get("month") or clock.today(now)
         return Response(selectors.daily_calendar(month=month, user=request.user, now=now))
+
+
+class ShareView(APIView):
+    """What the player of a finished ranked attempt may share (docs/api.md, "Sharing")."""
+
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        text = serializers.CharField(
+            help_text="The short text: the result's lines, the row of symbols, the link."
+        )
+        url = serializers.URLField(help_text="The result's page, which unfurls in chat apps.")
+        image_url = serializers.URLField(help_text="Its image card (PNG, 1200 x 630).")
+        final = serializers.BooleanField(help_text="Whether the board is final (a rank shows).")
+
+    @extend_schema(responses={200: OutputSerializer, **errors("not_found")})
+    def get(self, request: Request, game_id: int) -> Response:
+        game = sharing.shared_game(game_id=game_id, viewer=request.user, owner_only=True)
+        result = sharing.shared_result(game)
+        language = translation.get_language() or settings.LANGUAGE_CODE
+        url = request.build_absolute_uri(f"/share/{game.pk}?lang={language}")
+        image = request.build_absolute_uri(f"/share/{game.pk}.png?lang={language}")
+        return Response(
+            {
+                "text": sharing.share_text(result, url=url),
+                "url": url,
+                "image_url": image,
+                "final": game.daily is not None and game.daily.is_final,
+            }
+        )

@@ -14,6 +14,7 @@ from django.utils import timezone
 from config.hooks import Hook
 from games.daily.ranking import rank_key
 from games.daily.rating import PROVISIONAL_BOARDS, Skill, board_update, ranks_of, skill_after_idle
+from games.daily.services.badges import badges_recount
 from games.models import OFF_FINAL_BOARD, DailyDeal, FlagReview, Game, Rating, RatingChange
 
 logger = logging.getLogger("games.daily")
@@ -41,7 +42,8 @@ def ratings_update(*, draw: int, since: date | None = None) -> int:
     The boards count in (date, mode) order. It rates every final board not rated yet and, when
     `since` is given (a review changed a final board of that day), every board from `since` on
     again: their changes are deleted, each player's rating goes back to what it was before
-    them, and they are rated anew. Then it numbers the draw's established ratings.
+    them, and they are rated anew. Then it numbers the draw's established ratings, and counts
+    the badges of the boards' players again (`badges_recount`).
 
     One transaction, with the draw's lock: two runs never interleave, and a run that stops
     half-way leaves nothing. Idempotent, so the job can be retried (`acks_late`).
@@ -64,6 +66,8 @@ def ratings_update(*, draw: int, since: date | None = None) -> int:
         for board in redo:
             _board_rate(board, draw=draw)
         _positions_number(draw)
+        # After the ratings: a rating milestone is one of the badges.
+        badges_recount(users=Game.objects.filter(daily__in=[b.pk for b in redo]).values("user_id"))
     logger.info("rated %d board(s) of draw %d from %s", len(redo), draw, first.date)
     return len(redo)
 
