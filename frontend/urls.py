@@ -1,6 +1,6 @@
 from django.urls import path
 
-from frontend import catalog, views
+from frontend import catalog, share, views
 
 urlpatterns = [
     path("", views.landing, name="landing"),
@@ -19,6 +19,8 @@ urlpatterns = [
     path("leaderboards", views.leaderboards, name="leaderboards"),
     path("replay/<int:game_id>", views.replay, name="replay"),
     path("u/<str:username>", views.profile, name="profile"),
+    path("share/<int:game_id>", share.share_page, name="share"),
+    path("share/<int:game_id>.png", share.share_image, name="share-image"),
     path("rules", views.rules, name="rules"),
     path("jsi18n/<str:lang>.js", catalog.javascript_catalog, name="javascript-catalog"),
 ]

@@ -11,6 +11,9 @@ from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from games.daily.rating import PROVISIONAL_BOARDS
+from games.daily.selectors import rating_draws
+
 
 def _page(template: str, nav: str = "", **context: object) -> Callable[..., HttpResponse]:
     """A view rendering `template`; the CSRF cookie is set so the page's first POST works."""
@@ -48,7 +51,18 @@ password_reset_confirm = _page("password_reset.html", mode="confirm")
 verify_email = _page("verify_email.html")
 play = _page("play.html", "play")
 daily = _page("daily.html", "daily", modes=settings.DAILY_MODES)
-leaderboards = _page("leaderboards.html", "leaderboards")
+# The rating board's draws: a function, which the template calls as it renders.
+_leaderboards = _page(
+    "leaderboards.html", "leaderboards", draws=rating_draws, provisional_boards=PROVISIONAL_BOARDS
+)
+
+
+def leaderboards(request: HttpRequest) -> HttpResponse:
+    """The daily boards, or the rating board (`?board=ratings`): one board a page, so that
+    one's table never pushes the other down as it loads."""
+    return _leaderboards(request, ratings=request.GET.get("board") == "ratings")
+
+
 replay = _page("replay.html")
-profile = _page("profile.html", "profile")
+profile = _page("profile.html", "profile", provisional_boards=PROVISIONAL_BOARDS)
 rules = _page("rules.html", "rules")

@@ -70,7 +70,7 @@ def test_a_visitor_and_a_guest_cannot_follow(make_user):
 
 
 def test_a_private_profile_hides_its_player(ann, make_user):
-    bob, bob_token = make_user("bob")
+    _, bob_token = make_user("bob")
     _, client = ann
     client.put("/api/v1/users/bob/follow")
     bob_client = _client(bob_token)

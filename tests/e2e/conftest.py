@@ -13,6 +13,7 @@ import os
 import re
 import time
 from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,44 @@ def resign_todays_ranked_attempt(page: Any) -> str:
 
         rank_daily(day, "D1N")
     return day
+
+
+def play_rated_boards(boards: list[list[tuple[str, bool, int]]], mode: str = "D1N") -> list[date]:
+    """Final, rated daily boards of `mode`, one a day from 40 days ago: each board's (player,
+    won, leaderboard score) finish a ranked attempt in that order, and the board closes as at
+    01:00 the day after next (the server's clock travels; the page's never does). A player
+    missing is made, with a verified address. Returns the boards' days."""
+    import time_machine
+    from django.utils import timezone
+
+    from accounts.models import User
+    from games import tasks
+    from games.daily.services import attempts, closing, deals, ratings
+    from games.models import Game
+
+    first = timezone.now().date() - timedelta(days=40)
+    days = [first + timedelta(days=k) for k in range(len(boards))]
+    for day, results in zip(days, boards, strict=True):
+        noon = datetime.combine(day, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12)
+        with time_machine.travel(noon, tick=False):
+            daily = deals.daily_deal_get_or_create(day=day, mode=mode)
+            for name, won, score in results:
+                user = User.objects.filter(username=name).first() or User.objects.create_user(
+                    username=name, password=PASSWORD, email=f"{name}@example.com",
+                    email_verified_at=timezone.now(),
+                )  # fmt: skip
+                game, _ = attempts.daily_start(user=user, day=day, mode=mode)
+                Game.objects.filter(pk=game.pk).update(
+                    status="won" if won else "resigned", leaderboard_score=score, score=score,
+                    moves=100, elapsed_ms=1000, finished_at=game.started_at + timedelta(seconds=1),
+                )  # fmt: skip
+        with time_machine.travel(noon + timedelta(days=1, hours=13, minutes=1), tick=False):
+            assert closing.daily_close(daily_id=daily.pk)
+            # The close queued its rating on the background thread: one at a time, so that
+            # the next board's writes never meet it.
+            tasks._analysis_thread.submit(lambda: None).result()
+    ratings.ratings_update(draw=int(mode[1]))
+    return days
 
 
 def pile_cards(page: Any, pile: str) -> list[str | None]:

@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, settle, sign_up, start_casual, watched_page
+from tests.e2e.conftest import (
+    ARTIFACTS,
+    play_rated_boards,
+    settle,
+    sign_up,
+    start_casual,
+    watched_page,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -138,4 +145,20 @@ def test_a_players_pages_fit_a_phone(phone: Any) -> None:
     found += overflow_at_phone_widths(page, f"{page.lang}-profile")
     visit(page, "/leaderboards", "[data-summary]:not(:empty), [data-notice]:not([hidden])")
     found += overflow_at_phone_widths(page, f"{page.lang}-leaderboards")
+    assert found == [], "\n".join(found)
+
+
+def test_the_rating_pages_fit_a_phone(phone: Any) -> None:
+    """The rating board, a final board with its rating changes under the names (a long name
+    among them), and a profile's ratings with their chart (another's: no games table)."""
+    page, found = phone, []
+    name = sign_up(page)
+    field = [("alpha", True, 500), (name, True, 400), ("a-player-with-a-long-name", False, 0)]
+    last = play_rated_boards([field] * 5)[-1]
+    visit(page, "/leaderboards?board=ratings", "[data-rows] tr.me")
+    found += overflow_at_phone_widths(page, f"{page.lang}-ratings")
+    visit(page, f"/leaderboards?date={last}&mode=D1N", "[data-rows] .rating-change")
+    found += overflow_at_phone_widths(page, f"{page.lang}-final-board")
+    visit(page, "/u/alpha", "[data-ratings] svg polyline")
+    found += overflow_at_phone_widths(page, f"{page.lang}-profile-ratings")
     assert found == [], "\n".join(found)

@@ -1,6 +1,6 @@
 // @ts-check
 // The page's only door to the server: the public JSON API, with the session cookie and CSRF.
-import { gettext, interpolate } from "./i18n.js";
+import { gettext, interpolate, ngettext } from "./i18n.js";
 
 function csrfToken() {
   const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
@@ -54,4 +54,10 @@ export function modeName(rulesOrMode) {
     ? [rulesOrMode[1], rulesOrMode[2]]
     : [rulesOrMode.draw, rulesOrMode.preset];
   return interpolate(gettext("Draw %(draw)s · %(preset)s"), { draw, preset: PRESET_NAMES[preset] ? PRESET_NAMES[preset]() : preset });
+}
+
+/** "provisional, 2 of 5 boards": a rating in its first `of` boards (the template's
+ *  data-provisional, games.daily.rating.PROVISIONAL_BOARDS). */
+export function provisionalText(boards, of) {
+  return interpolate(ngettext("provisional, %(boards)s of %(count)s board", "provisional, %(boards)s of %(count)s boards", of), { boards, count: of });
 }

@@ -3,7 +3,7 @@
 import { api, currentUser, modeName, requireSignIn } from "./api.js";
 import { el } from "./dom.js";
 import {
-  gettext as _, interpolate as say, ngettext, formatCloseTime, formatDate, formatDuration, formatMoves, formatNumber, formatScore,
+  gettext as _, interpolate as say, ngettext, formatCloseTime, formatDate, formatDuration, formatMoves, formatNumber, formatRatingChange, formatScore,
 } from "./i18n.js";
 import { confirmDialog } from "./site.js";
 
@@ -56,6 +56,8 @@ function challengeTile(day, challenge, me) {
     el("h2", { text: modeName(challenge.mode) }), facts);
   if (mine) {
     tile.append(el("p", { "data-my-status": mine.status, text: attemptText(mine) }));
+    // Only once the board is final and rated: an open board says nothing of a rating.
+    if (mine.rating) tile.append(el("p", { "data-my-rating": "", text: say(_("Rating %(rating)s"), { rating: formatRatingChange(mine.rating) }) }));
     tile.append(mine.status !== "playing"
       ? el("a", { class: "button ghost", href: `/replay/${mine.id}`, text: _("Watch your replay") })
       : el("a", { class: "button", href: `/play/${mine.id}`, text: _("Continue your attempt") }));

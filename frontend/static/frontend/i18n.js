@@ -37,6 +37,19 @@ export function formatNumber(value, options = {}) {
   return new Intl.NumberFormat(language, options).format(value);
 }
 
+// A rating's figures as players write them: no group separator ("1623", not "1,623").
+const whole = (value, options = {}) => formatNumber(value, { useGrouping: false, ...options });
+
+/** "1623 ± 140": a rating and its deviation, never broken over two lines; "1623" alone. */
+export function formatRating(rating, deviation) {
+  return deviation === undefined ? whole(rating) : `${whole(rating)}\u00a0±\u00a0${whole(deviation)}`;
+}
+
+/** "1623 (+23)", "1600 (−9)": a rating and what one board did to it, with a real minus. */
+export function formatRatingChange({ rating, change }) {
+  return `${whole(rating)} (${whole(change, { signDisplay: "exceptZero" }).replace("-", "−")})`;
+}
+
 /** "+$208", "$0", "-$52"; "+208 $" in Croatian. */
 export function formatDollars(amount) {
   return formatNumber(amount, {

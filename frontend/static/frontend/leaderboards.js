@@ -1,11 +1,16 @@
 // @ts-check
-// Daily leaderboards: pick a day and a mode; your row is highlighted; pages of 20.
-import { api, currentUser, modeName } from "./api.js";
+// Leaderboards: a day's board in a mode, or a draw's rating board (the template's
+// data-ratings); your row is highlighted; pages of 20.
+import { api, currentUser, modeName, provisionalText } from "./api.js";
 import { el } from "./dom.js";
-import { gettext as _, interpolate as say, ngettext, formatDuration, formatNumber, formatScore } from "./i18n.js";
+import {
+  gettext as _, interpolate as say, ngettext, formatDuration, formatNumber, formatRating, formatRatingChange, formatScore,
+} from "./i18n.js";
 
-const root = document.querySelector("[data-leaderboard]");
+const root = /** @type {HTMLElement} */ (document.querySelector("[data-leaderboard]"));
+/** @type {(selector: string) => any} */
 const $ = (selector) => root.querySelector(selector);
+const ratings = "ratings" in root.dataset;
 const form = $("[data-controls]");
 const params = new URLSearchParams(location.search);
 let page = Number(params.get("page")) || 1;
@@ -30,44 +35,73 @@ async function fillModes(date, selected) {
   if (selected) select.value = selected;
 }
 
-function row(entry, showReplays) {
+/** A row: the rank, the player (you marked) with `notes` under the name, then `cells`. */
+function row(entry, notes, cells) {
   const mine = me && entry.user.toLowerCase() === me.username.toLowerCase();
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null, "data-user": entry.user },
     el("td", { class: "num", text: String(entry.rank) }),
-    el("td", { class: "player" }, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user, title: entry.user }), mine ? el("span", { class: "sr-only", text: ` ${_("(you)")}` }) : null,
-      entry.under_review ? el("span", { class: "muted review", text: ` ${_("under review")}` }) : null),
+    el("td", { class: "player" }, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user, title: entry.user }), mine ? el("span", { class: "sr-only", text: ` ${_("(you)")}` }) : null, ...notes),
+    ...cells);
+}
+
+function dailyRow(entry, final) {
+  return row(entry, [
+    entry.under_review && el("span", { class: "muted review", text: ` ${_("under review")}` }),
+    // Only on a final board, once rated: the rating after it, and what it did.
+    entry.rating && el("span", { class: "rating-change" }, el("span", { class: "sr-only", text: `${_("Rating")} ` }), formatRatingChange(entry.rating)),
+  ], [
     // A phone shows the short form (site.css), so that every column fits its width.
     el("td", { class: "outcome", "data-short": entry.won ? "✓" : "✗", text: entry.won ? _("Won") : _("Not won") }),
     el("td", { class: "num", text: formatScore(entry.score, entry.score_display) || "—" }),
     el("td", { class: "num", text: formatNumber(entry.moves) }),
     el("td", { class: "num", text: formatNumber(entry.undos) }),
     el("td", { class: "num", text: formatDuration(entry.elapsed_ms / 1000) }),
-    el("td", {}, showReplays ? el("a", { class: "replay-link", href: `/replay/${entry.game}`, text: _("Replay"), "aria-label": say(_("Replay of %(user)s's game"), { user: entry.user }) }) : null));
+    // Only once the board is final: before, a replay would solve the deal others still play.
+    el("td", {}, final ? el("a", { class: "replay-link", href: `/replay/${entry.game}`, text: _("Replay"), "aria-label": say(_("Replay of %(user)s's game"), { user: entry.user }) }) : null),
+  ]);
+}
+
+const ratingRow = (entry) => row(entry, [], [
+  el("td", { class: "num", text: formatRating(entry.rating, entry.deviation) }),
+  el("td", { class: "num", text: formatNumber(entry.boards) }),
+]);
+
+/** "#4 of 120, level with or ahead of 97% of players": a ranked `me`. */
+const standing = (mine) => say(_("you: #%(rank)s of %(count)s, level with or ahead of %(percent)s of players"), {
+  rank: formatNumber(mine.rank), count: formatNumber(mine.count),
+  percent: formatNumber(Math.round(mine.percentile) / 100, { style: "percent" }),
+});
+
+/** The line above the table: how many, and where you stand. */
+function summary(board) {
+  const players = say(ngettext("%(count)s player", "%(count)s players", board.count), { count: formatNumber(board.count) });
+  const mine = board.me;
+  if (ratings) {
+    const you = mine && [say(_("your rating %(rating)s"), { rating: formatRating(mine.rating, mine.deviation) }),
+      mine.rank ? standing(mine) : provisionalText(mine.boards, Number(root.dataset.provisional))];
+    return [board.count ? players : _("No rating is established yet."), ...(you || [])].join(" · ");
+  }
+  if (!board.count) return _("Nobody has finished this deal yet.");
+  return [players, board.final ? _("final") : _("still open"), mine && standing(mine),
+    mine && mine.rating && say(_("your rating %(rating)s"), { rating: formatRatingChange(mine.rating) })].filter(Boolean).join(" · ");
 }
 
 async function load(query = `page=${page}`) {
-  const date = form.elements.date.value;
-  const mode = form.elements.mode.value;
-  if (!date || !mode) return;
+  const { date, mode, draw } = Object.fromEntries(new FormData(form));
+  const [path, search] = ratings ? [`ratings/${draw}`, `board=ratings&draw=${draw}`] : [`daily/${date}/${mode}`, `date=${date}&mode=${mode}`];
+  if (!ratings && !(date && mode)) return;
   notice("");
-  history.replaceState(null, "", `?date=${date}&mode=${mode}&page=${page}`);
+  history.replaceState(null, "", `?${search}&page=${page}`);
   try {
-    const board = await api("GET", `/api/v1/leaderboards/daily/${date}/${mode}?${query}`);
+    const board = await api("GET", `/api/v1/leaderboards/${path}?${query}`);
     page = board.page;
-    history.replaceState(null, "", `?date=${date}&mode=${mode}&page=${page}`);
-    // Only once the board is final: before, a replay would solve the deal others still play.
-    const showReplays = board.final;
-    $("[data-rows]").replaceChildren(...board.entries.map((e) => row(e, showReplays)));
+    history.replaceState(null, "", `?${search}&page=${page}`);
+    $("[data-rows]").replaceChildren(...board.entries.map((e) => (ratings ? ratingRow(e) : dailyRow(e, board.final))));
     $("[data-table]").hidden = !board.entries.length;
-    $("[data-review-note]").hidden = !board.entries.some((e) => e.under_review);
-    const players = say(ngettext("%(count)s player", "%(count)s players", board.count), { count: formatNumber(board.count) });
-    const state = board.final ? _("final") : _("still open");
-    const you = board.me ? say(_("you: #%(rank)s of %(count)s, level with or ahead of %(percent)s of players"), {
-      rank: formatNumber(board.me.rank), count: formatNumber(board.me.count),
-      percent: formatNumber(Math.round(board.me.percentile) / 100, { style: "percent" }),
-    }) : "";
-    $("[data-summary]").textContent = board.count ? [players, state, you].filter(Boolean).join(" · ") : _("Nobody has finished this deal yet.");
-    $("[data-around]").hidden = !board.me;
+    if (!ratings) $("[data-review-note]").hidden = !board.entries.some((e) => e.under_review);
+    $("[data-summary]").textContent = summary(board);
+    // A provisional rating has no row to find yet.
+    $("[data-around]").hidden = !(board.me && board.me.rank);
     $("[data-pager]").hidden = board.pages <= 1;
     $("[data-page]").textContent = say(_("Page %(page)s of %(pages)s"), { page: formatNumber(board.page), pages: formatNumber(board.pages) });
     $("[data-prev]").disabled = board.page <= 1;
@@ -76,7 +110,7 @@ async function load(query = `page=${page}`) {
     $("[data-rows]").replaceChildren();
     $("[data-table]").hidden = true;
     $("[data-summary]").textContent = "";
-    notice(error.status === 404 ? _("No leaderboard for that day and mode.") : error.message);
+    notice(error.status === 404 && !ratings ? _("No leaderboard for that day and mode.") : error.message);
   }
 }
 
@@ -92,6 +126,10 @@ $("[data-next]").addEventListener("click", () => { page += 1; load(); });
 
 (async function start() {
   me = await currentUser();
+  if (ratings) {
+    if (params.get("draw")) form.elements.draw.value = params.get("draw");
+    return load();
+  }
   const today = new Date().toISOString().slice(0, 10);
   form.elements.date.value = params.get("date") || today;
   form.elements.date.max = today;

@@ -1,8 +1,10 @@
 // @ts-check
-// A player's profile: public stats and streaks; on your own, your game history too.
-import { api, currentUser, modeName } from "./api.js";
-import { el } from "./dom.js";
-import { gettext as _, pgettext, interpolate as say, formatDate, formatDateTime, formatDuration, formatNumber, formatScore } from "./i18n.js";
+// A player's profile: public stats, streaks and ratings; on your own, your game history too.
+import { api, currentUser, modeName, provisionalText } from "./api.js";
+import { el, svg } from "./dom.js";
+import {
+  gettext as _, pgettext, interpolate as say, formatDate, formatDateTime, formatDuration, formatNumber, formatRating, formatScore,
+} from "./i18n.js";
 
 const root = /** @type {HTMLElement} */ (document.querySelector("[data-profile]"));
 // The markup decides each element's kind.
@@ -38,6 +40,50 @@ function showStats(profile) {
       orDash(m.fewest_moves), time(m.fastest_win_ms), formatNumber(streak.current), formatNumber(streak.longest)].map((v, i) => el("td", { class: "num", text: v, "data-label": heads[i + 1] })));
   }));
   $("[data-modes-section]").hidden = !modes.length;
+}
+
+/** A board's UTC day, as the player's language writes it. */
+const boardDay = (date) => formatDate(`${date}T00:00:00Z`, { dateStyle: "medium", timeZone: "UTC" });
+
+/** The rating in each draw: its figures and place, and its history's chart, whose box is
+ *  there at once (the chart fills it when the history arrives: nothing moves). */
+function showRatings(profile) {
+  const list = profile.ratings || [];
+  const of = Number($("[data-ratings-section]").dataset.provisional);
+  $("[data-ratings-head]").hidden = !list.length;
+  $("[data-no-ratings]").hidden = !!list.length;
+  $("[data-ratings]").replaceChildren(...list.map((r) => {
+    const draw = r.draw === 1 ? _("Draw 1") : _("Draw 3");
+    const chart = svg("svg", { class: "chart", viewBox: "0 0 300 80", preserveAspectRatio: "none", role: "img", "aria-label": say(_("Rating history, %(draw)s"), { draw }) });
+    chartHistory(profile.username, r.draw, draw, chart);
+    const place = r.rank
+      ? el("a", { href: `/leaderboards?board=ratings&draw=${r.draw}&page=${Math.ceil(r.rank / 20)}`, text: say(_("#%(rank)s on the rating board"), { rank: formatNumber(r.rank) }) })
+      : provisionalText(r.boards, of);
+    return el("figure", { class: "rating", "data-draw": r.draw },
+      el("figcaption", {}, el("strong", { text: draw }), ` ${formatRating(r.rating, r.deviation)} · `, place), chart);
+  }));
+  $("[data-ratings-section]").hidden = false;
+}
+
+/** The rating after each board, its deviation a band around it, drawn into `chart` as the
+ *  replay draws its score (site.css, `.chart`). */
+async function chartHistory(name, drawNumber, draw, chart) {
+  const { points } = await api("GET", `/api/v1/users/${encodeURIComponent(name)}/ratings/${drawNumber}`).catch(() => ({ points: [] }));
+  if (!points.length) return;
+  const values = points.map((p) => p.rating);
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  // The box holds the history and today's band, so the band narrows as the rating settles.
+  const last = points.at(-1);
+  const [bottom, top] = [Math.min(low, last.rating - last.deviation), Math.max(high, last.rating + last.deviation)];
+  const room = top - bottom;
+  const drawn = points.length > 1 ? points : [points[0], points[0]]; // one board: a level line
+  const line = (sign) => drawn.map((p, i) => `${(4 + (i * 292) / (drawn.length - 1)).toFixed(1)},${(4 + ((top - p.rating - sign * p.deviation) * 72) / room).toFixed(1)}`);
+  // The band reaches past the box while the deviation is large: the box cuts it.
+  chart.append(svg("polygon", { class: "chart-band", points: [...line(1), ...line(-1).reverse()].join(" ") }),
+    svg("polyline", { class: "chart-line", points: line(0).join(" ") }));
+  chart.setAttribute("aria-label", `${chart.getAttribute("aria-label")}: ${say(_("%(first)s %(from)s, %(last)s %(to)s; highest %(high)s, lowest %(low)s"), {
+    first: boardDay(points[0].date), from: formatRating(values[0]), last: boardDay(last.date), to: formatRating(last.rating), high: formatRating(high), low: formatRating(low),
+  })}`);
 }
 
 /** Each cell names its column for a phone's card layout (site.css, `table.cards`). */
@@ -79,6 +125,7 @@ $("[data-next]").addEventListener("click", () => { page += 1; loadGames(); });
   try {
     const [profile, me] = await Promise.all([api("GET", `/api/v1/users/${encodeURIComponent(name)}`), currentUser()]);
     showStats(profile);
+    showRatings(profile);
     if (me && me.username.toLowerCase() === profile.username.toLowerCase()) await loadGames();
   } catch (error) {
     $("[data-notice]").textContent = error.status === 404 ? say(_("There is no player called “%(name)s”."), { name }) : error.message;

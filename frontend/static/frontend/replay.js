@@ -1,7 +1,7 @@
 // @ts-check
 // The replay viewer: rebuilds every position from the deal and log. `#m=42` links to step 42.
 import { api, modeName } from "./api.js";
-import { el } from "./dom.js";
+import { el, svg } from "./dom.js";
 import { Board } from "./board.js";
 import { describeChange } from "./cards.js";
 import { applyAction, positions, publicState } from "./engine.js";
@@ -128,26 +128,14 @@ function drawChart() {
   }
   const lo = Math.min(...scores);
   const hi = Math.max(...scores);
-  const ns = "http://www.w3.org/2000/svg";
-  const scoreLine = document.createElementNS(ns, "polyline");
-  scoreLine.setAttribute("points", scores.map((s, i) => chartPoint(i, s, lo, hi)).join(" "));
-  scoreLine.setAttribute("class", "chart-line");
-  const marker = document.createElementNS(ns, "line");
-  marker.setAttribute("class", "chart-marker");
-  marker.setAttribute("y1", "0");
-  marker.setAttribute("y2", String(CHART_H));
-  chart.replaceChildren(scoreLine, marker);
+  chart.replaceChildren(svg("polyline", { class: "chart-line", points: scores.map((s, i) => chartPoint(i, s, lo, hi)).join(" ") }),
+    svg("line", { class: "chart-marker", y1: 0, y2: CHART_H }));
   const lost = noReturnStep();
   if (lost !== null) {
     // Point of no return: titled for assistive technology.
-    const x = String((lost / Math.max(1, replay.actions.length)) * CHART_W);
-    const mark = document.createElementNS(ns, "line");
-    mark.setAttribute("class", "chart-no-return");
-    for (const [name, value] of [["x1", x], ["x2", x], ["y1", "0"], ["y2", String(CHART_H)]]) mark.setAttribute(name, value);
-    const title = document.createElementNS(ns, "title");
-    title.textContent = say(_("Point of no return: step %(step)s"), { step: formatNumber(lost) });
-    mark.append(title);
-    chart.append(mark);
+    const x = (lost / Math.max(1, replay.actions.length)) * CHART_W;
+    chart.append(svg("line", { class: "chart-no-return", x1: x, x2: x, y1: 0, y2: CHART_H },
+      svg("title", { text: say(_("Point of no return: step %(step)s"), { step: formatNumber(lost) }) })));
   }
   chart.setAttribute("aria-label", say(_("Score after each step, from %(start)s to %(end)s; lowest %(lowest)s, highest %(highest)s"),
     { start: scoreText(start), end: scoreText(scores.at(-1)), lowest: scoreText(lo), highest: scoreText(hi) }));

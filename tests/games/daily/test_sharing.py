@@ -41,7 +41,7 @@ def _play(client: APIClient, game: dict[str, Any], line: list[str]) -> dict[str,
 @pytest.fixture
 def won(daily: Any, make_user: Any) -> dict[str, Any]:
     """A ranked attempt won by the solver's line, and a rival's resigned one."""
-    user, token = make_user("sharer")
+    _, token = make_user("sharer")
     client = _client(token)
     game = client.post(f"/api/v1/daily/{DAY.isoformat()}/D1N/start").json()
     game = _play(client, game, daily.solution.split())
@@ -77,8 +77,9 @@ def test_the_rank_shows_once_final_and_the_text_is_translated(won, clock):
     )
     assert body["final"] is True
     lines = body["text"].splitlines()
-    assert lines[2].endswith("1 z 2") or "1" in lines[2]
-    assert lines[1].startswith("Wygrana") and "ruch" in lines[1]
+    assert lines[0] == f"Klondike Daily {DAY.isoformat()} · Dobierz 1 · Normalny"
+    assert lines[1].startswith("Wygrana · ") and " ruchów · " in lines[1]
+    assert lines[2] == "Miejsce 1 z 2"
     assert body["url"].endswith("?lang=pl")
     assert "KL1-" not in body["text"]  # never the code, even once final
 
@@ -124,3 +125,31 @@ def test_the_row_counts_cards_home_per_slice(won):
     assert sum(homed) == 52 and len(homed) == sharing.ROW_SLICES
     resigned = Game.objects.get(pk=won["other"]["id"])
     assert sharing.shared_result(resigned).homed == (0,)
+
+
+def test_the_shared_page_unfurls_without_a_spoiler(won, client):
+    game_id = won["game"]["id"]
+    page = client.get(f"/share/{game_id}?lang=hr")
+    assert page.status_code == 200
+    html = page.content.decode()
+    tags = dict(re.findall(r'<meta property="og:([a-z:]+)" content="([^"]*)"', html))
+    assert tags["image"].endswith(f"/share/{game_id}.png?lang=hr")
+    assert tags["title"].startswith("sharer · Klondike Daily") and "Vuča 1" in tags["title"]
+    assert tags["description"].startswith("Pobjeda")
+    assert '<html lang="hr">' in html
+    main = html.split('<main id="main">')[1].split("</main>")[0]
+    assert not SPOILER.search(main) and not any(SPOILER.search(v) for v in tags.values())
+    image = client.get(f"/share/{game_id}.png")
+    assert image.status_code == 200 and image["Content-Type"] == "image/png"
+    assert image.content.startswith(b"\x89PNG") and "max-age=300" in image["Cache-Control"]
+
+
+def test_a_private_players_share_page_is_404_for_others(won, client):
+    game_id = won["game"]["id"]
+    Game.objects.get(pk=game_id).user.__class__.objects.filter(username="sharer").update(
+        profile_private=True
+    )
+    assert client.get(f"/share/{game_id}").status_code == 404
+    assert client.get(f"/share/{game_id}.png").status_code == 404
+    assert client.get(f"/share/{won['other']['id']}").status_code == 200  # the rival's is public
+    assert client.get("/share/999999").status_code == 404

@@ -1,0 +1,69 @@
+"""A shared result's page and its image card (docs/daily.md, "Sharing"): public, so that a
+link to it unfurls in chat apps, and in the sharer's language (`?lang=`, which the share's
+link carries), whatever the reader's."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import translation
+
+from config.cache import cache_get, cache_set
+from config.errors import NotFoundError
+from games.daily import share_card, sharing
+
+# How long a browser or a chat app's fetcher may keep a card: a while once the board is final
+# (its rank no longer changes), briefly before.
+CARD_MAX_AGE_S = {True: 86400, False: 300}
+
+
+def _language(request: HttpRequest) -> str:
+    wanted = request.GET.get("lang", "")
+    return wanted if wanted in dict(settings.LANGUAGES) else translation.get_language() or "en"
+
+
+def _result(request: HttpRequest, game_id: int) -> sharing.SharedResult:
+    try:
+        game = sharing.shared_game(game_id=game_id, viewer=request.user)
+    except NotFoundError:
+        raise Http404 from None
+    return sharing.shared_result(game)
+
+
+def share_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The result's page: its lines and row, with OpenGraph tags for the unfurl."""
+    result = _result(request, game_id)
+    language = _language(request)
+    with translation.override(language):
+        lines = sharing.share_lines(result)
+        return render(
+            request,
+            "frontend/share.html",
+            {
+                "nav": "",
+                "result": result,
+                "title": lines[0],
+                "figures": lines[1],
+                "rank": lines[2] if len(lines) > 2 else "",
+                "row": sharing.symbol_row(result.homed),
+                "page_url": request.build_absolute_uri(f"/share/{game_id}?lang={language}"),
+                "image_url": request.build_absolute_uri(f"/share/{game_id}.png?lang={language}"),
+            },
+        )
+
+
+def share_image(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The result's image card (PNG), kept in the cache per result and language."""
+    result = _result(request, game_id)
+    language = _language(request)
+    final = result.rank is not None
+    key = f"share-card:{game_id}:{language}:{result.rank}:{result.entries}"
+    png = cache_get(key)
+    if png is None:
+        with translation.override(language):
+            png = share_card.share_card_png(result, row=sharing.symbol_row(result.homed))
+        cache_set(key, png, CARD_MAX_AGE_S[final])
+    response = HttpResponse(png, content_type="image/png")
+    response["Cache-Control"] = f"public, max-age={CARD_MAX_AGE_S[final]}"
+    return response
