@@ -13,7 +13,7 @@ from games.daily import integrity
 from games.daily.rating import PROVISIONAL_BOARDS, Skill, board_update
 from games.daily.services import closing as daily_closing
 from games.daily.services import ratings
-from games.models import DailyDeal, FlagReview, Game, Rating, RatingChange
+from games.models import Badge, DailyDeal, FlagReview, Game, Rating, RatingChange
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +30,10 @@ def _ratings(draw: int = 1) -> dict[str, tuple[float, float, int, int | None]]:
         r.user.username: (round(r.mu, 6), round(r.sigma, 6), r.boards, r.position)
         for r in Rating.objects.filter(draw=draw).select_related("user")
     }
+
+
+def _badges() -> list[tuple[Any, ...]]:
+    return sorted(Badge.objects.values_list("user_id", "kind", "daily_id", "earned_on"))
 
 
 def _changes() -> list[tuple[Any, ...]]:
@@ -122,8 +126,8 @@ def test_a_review_on_a_final_board_has_its_day_rated_again(players, play_board, 
 
 def test_a_recount_from_scratch_gives_the_same_ratings(players, play_board):
     """A month of boards (every third day skipped by someone), then everything deleted and
-    rated again from the logs' outcomes: the same ratings, changes and positions. A run rated
-    again from any day gives them too, and so does a retry."""
+    rated again from the logs' outcomes: the same ratings, changes, positions and badges. A run
+    rated again from any day gives them too, and so does a retry."""
     a, b, c, d = players
     for k in range(30):
         field = [(a, k % 3 != 0, 300 + k), (b, True, 400 - k), (c, k % 2 == 0, 350), (d, False, k)]
@@ -133,15 +137,16 @@ def test_a_recount_from_scratch_gives_the_same_ratings(players, play_board):
         if k % 7 == 0:
             ratings.ratings_update(draw=1)
     ratings.ratings_update(draw=1)
-    kept, kept_changes = _ratings(), _changes()
-    assert len(kept_changes) == 110
+    kept, kept_changes, kept_badges = _ratings(), _changes(), _badges()
+    assert len(kept_changes) == 110 and len(kept_badges) > 8
 
     ratings.ratings_update(draw=1, since=START + timedelta(days=17))
     assert (_ratings(), _changes()) == (kept, kept_changes)
 
     RatingChange.objects.all().delete()
     Rating.objects.all().delete()
+    Badge.objects.all().delete()
     DailyDeal.objects.update(rated_at=None)
     assert ratings.ratings_update(draw=1) == 30
-    assert (_ratings(), _changes()) == (kept, kept_changes)
+    assert (_ratings(), _changes(), _badges()) == (kept, kept_changes, kept_badges)
     assert sorted(p for *_, p in kept.values()) == [1, 2, 3, 4]
