@@ -266,6 +266,9 @@ def user_login(
         (this failure may be the one that reached the limit); `retry_after` seconds.
     :raises InvalidCredentialsError: unknown user, wrong password or inactive account.
     """
+    if "\x00" in username or "\x00" in password:
+        # No account has one (PostgreSQL cannot even compare a string that holds it).
+        raise InvalidCredentialsError(gettext("Wrong username or password."))
     stored = User.objects.filter(username__iexact=username).only("username").first()
     name = stored.username if stored else username
     with password_hash_slot():

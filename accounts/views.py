@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import login as session_login
 from django.contrib.auth import logout as session_logout
-from django.core.validators import RegexValidator
+from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
 from django.middleware.csrf import get_token
 from django.utils import timezone, translation
 from django.utils.translation import gettext, gettext_lazy
@@ -160,6 +160,18 @@ class RegisterView(APIView):
         return Response(_auth_result(user, token, key), status=status.HTTP_201_CREATED)
 
 
+class CredentialField(StrictCharField):
+    """A login's username or password. Any string is one (as the schema says): one with a NUL
+    character matches no account, so the login answers it as wrong credentials (401,
+    `services.user_login`), not as malformed input."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.validators = [
+            v for v in self.validators if not isinstance(v, ProhibitNullCharactersValidator)
+        ]
+
+
 class LoginView(APIView):
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
@@ -167,8 +179,8 @@ class LoginView(APIView):
     throttle_scope = "login"
 
     class InputSerializer(serializers.Serializer[dict[str, str]]):
-        username = StrictCharField(max_length=150)
-        password = StrictCharField(max_length=128, trim_whitespace=False)
+        username = CredentialField(max_length=150)
+        password = CredentialField(max_length=128, trim_whitespace=False)
 
     @extend_schema(
         request=InputSerializer,

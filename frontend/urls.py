@@ -16,6 +16,7 @@ urlpatterns = [
     path("play", views.play, name="play"),
     path("play/<int:game_id>", views.play, name="play-game"),
     path("daily", views.daily, name="daily"),
+    path("daily/calendar", views.daily_calendar, name="daily-calendar"),
     path("leaderboards", views.leaderboards, name="leaderboards"),
     path("replay/<int:game_id>", views.replay, name="replay"),
     path("u/<str:username>", views.profile, name="profile"),

@@ -3,16 +3,22 @@ called by the page's own scripts (so the page is exactly as capable as any other
 
 from __future__ import annotations
 
+import calendar as month_calendar
 from collections.abc import Callable
+from datetime import date
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
+from django.utils.dates import WEEKDAYS, WEEKDAYS_ABBR
+from django.utils.formats import get_format
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from games.daily.rating import PROVISIONAL_BOARDS
 from games.daily.selectors import rating_draws
+from games.daily.sharing import mode_name
 
 
 def _page(template: str, nav: str = "", **context: object) -> Callable[..., HttpResponse]:
@@ -61,6 +67,39 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
     """The daily boards, or the rating board (`?board=ratings`): one board a page, so that
     one's table never pushes the other down as it loads."""
     return _leaderboards(request, ratings=request.GET.get("board") == "ratings")
+
+
+_daily_calendar = _page("calendar.html", "daily", modes=settings.DAILY_MODES)
+
+
+def _month(text: str) -> date:
+    """The month `YYYY-MM` asks for; this UTC month for anything else (the page's script then
+    asks the API, which says when a month has no calendar)."""
+    try:
+        year, month = (int(part) for part in text.split("-"))
+        return date(year, month, 1)
+    except ValueError:
+        return timezone.now().date().replace(day=1)
+
+
+def daily_calendar(request: HttpRequest) -> HttpResponse:
+    """A month of dailies (`?month=YYYY-MM`): its weeks drawn here, in the language's habit
+    (its first weekday), so that the grid stands before the results arrive (no layout shift)."""
+    month = _month(request.GET.get("month", ""))
+    first_weekday = (int(get_format("FIRST_DAY_OF_WEEK")) - 1) % 7  # Django: 0 is Sunday
+    weeks = month_calendar.Calendar(first_weekday).monthdatescalendar(month.year, month.month)
+    order = [(first_weekday + k) % 7 for k in range(7)]
+    # Each mode's mark in a day's cell is short: its draw, and its rules unless Normal ("1", "3V").
+    modes = [
+        (mode, mode_name(mode), mode[1] + mode[2].replace("N", "")) for mode in settings.DAILY_MODES
+    ]
+    return _daily_calendar(
+        request,
+        month=month,
+        mode_marks=modes,
+        weekdays=[(WEEKDAYS[d], WEEKDAYS_ABBR[d]) for d in order],
+        weeks=[[day if day.month == month.month else None for day in week] for week in weeks],
+    )
 
 
 replay = _page("replay.html")

@@ -66,7 +66,9 @@ def _day(value: str) -> date:
         ) from None
 
 
-_ISO_MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
+# A month the calendar may name: a year from 1000 on, a month 01 to 12 (the schema's pattern).
+_MONTH_PATTERN = "[1-9][0-9]{3}-(0[1-9]|1[0-2])"
+_ISO_MONTH = re.compile(_MONTH_PATTERN)
 
 
 def _not_future(day: date) -> date:
@@ -244,7 +246,8 @@ class DailyCalendarView(APIView):
     permission_classes = [AllowAny]
 
     class InputSerializer(serializers.Serializer[dict[str, Any]]):
-        month = StrictCharField(required=False)
+        # allow_blank: an empty `?month=` is checked (and refused), not taken as no month.
+        month = StrictCharField(required=False, allow_blank=True)
 
         def validate_month(self, value: str) -> date:
             try:
@@ -258,7 +261,7 @@ class DailyCalendarView(APIView):
         parameters=[
             OpenApiParameter(
                 "month",
-                {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$"},
+                {"type": "string", "pattern": f"^{_MONTH_PATTERN}$"},
                 required=False,
                 description="YYYY-MM (UTC); defaults to this month.",
             )

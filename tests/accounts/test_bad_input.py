@@ -165,3 +165,16 @@ def test_username_constraint_holds_in_the_database(make_user):
 def test_error_body_is_json_object(api_client):
     response = api_client.post("/api/v1/auth/register", {}, format="json")
     assert set(json.loads(response.content)) == {"error"}
+
+
+def test_a_nul_character_in_a_login_is_wrong_credentials(api_client, make_user):
+    """Any string is a username or password (as the schema says); one with a NUL character
+    matches no account: 401, not 400, and never a 500 from PostgreSQL."""
+    make_user("nul")
+    for body in (
+        {"username": "nul", "password": "pass\x00word"},
+        {"username": "n\x00l", "password": "x"},
+    ):
+        response = api_client.post("/api/v1/auth/login", body, format="json")
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "invalid_credentials"

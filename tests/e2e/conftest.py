@@ -178,11 +178,13 @@ def resign_todays_ranked_attempt(page: Any) -> str:
     return day
 
 
-def play_rated_boards(boards: list[list[tuple[str, bool, int]]], mode: str = "D1N") -> list[date]:
-    """Final, rated daily boards of `mode`, one a day from 40 days ago: each board's (player,
-    won, leaderboard score) finish a ranked attempt in that order, and the board closes as at
-    01:00 the day after next (the server's clock travels; the page's never does). A player
-    missing is made, with a verified address. Returns the boards' days."""
+def play_rated_boards(
+    boards: list[list[tuple[str, bool, int]]], mode: str = "D1N", first: date | None = None
+) -> list[date]:
+    """Final, rated daily boards of `mode`, one a day from `first` (40 days ago unless given):
+    each board's (player, won, leaderboard score) finish a ranked attempt in that order, and the
+    board closes as at 01:00 the day after next (the server's clock travels; the page's never
+    does). A player missing is made, with a verified address. Returns the boards' days."""
     import time_machine
     from django.utils import timezone
 
@@ -191,7 +193,7 @@ def play_rated_boards(boards: list[list[tuple[str, bool, int]]], mode: str = "D1
     from games.daily.services import attempts, closing, deals, ratings
     from games.models import Game
 
-    first = timezone.now().date() - timedelta(days=40)
+    first = first or timezone.now().date() - timedelta(days=40)
     days = [first + timedelta(days=k) for k in range(len(boards))]
     for day, results in zip(days, boards, strict=True):
         noon = datetime.combine(day, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -161,4 +162,35 @@ def test_the_rating_pages_fit_a_phone(phone: Any) -> None:
     found += overflow_at_phone_widths(page, f"{page.lang}-final-board")
     visit(page, "/u/alpha", "[data-ratings] svg polyline")
     found += overflow_at_phone_widths(page, f"{page.lang}-profile-ratings")
+    assert found == [], "\n".join(found)
+
+
+def test_the_calendar_and_the_social_pages_fit_a_phone(phone: Any) -> None:
+    """The calendar (a player's, with results, and a visitor's), the daily page with
+    yesterday's line, a profile with its Follow button and badges, and a board's following
+    view with the whole board's ranks."""
+    from django.utils import timezone
+
+    page, found = phone, []
+    field = [("alpha", True, 500), ("a-player-with-a-long-name", False, 0)]
+    month = play_rated_boards([field] * 2)[0].strftime("%Y-%m")
+    visit(page, f"/daily/calendar?month={month}", ".day:not([disabled])")
+    found += overflow_at_phone_widths(page, f"{page.lang}-calendar-visitor")
+    name = sign_up(page)
+    yesterday = timezone.now().date() - timedelta(days=1)
+    last = play_rated_boards([[*field, (name, True, 400)]], first=yesterday)[-1]
+    visit(page, "/daily", '[data-yesterday] li[data-result="won"]')
+    found += overflow_at_phone_widths(page, f"{page.lang}-daily-yesterday")
+    visit(page, f"/daily/calendar?month={last.strftime('%Y-%m')}", ".mark[data-result=won]")
+    page.click(f'[data-date="{last}"]')
+    page.wait_for_selector("[data-detail] [data-practise]")
+    found += overflow_at_phone_widths(page, f"{page.lang}-calendar")
+    visit(page, "/u/alpha", "[data-follow]")
+    page.click("[data-follow]")
+    page.wait_for_selector('[data-follow][aria-pressed="true"]')
+    found += overflow_at_phone_widths(page, f"{page.lang}-profile-follow")
+    visit(page, f"/leaderboards?date={last}&mode=D1N&following=1", "[data-board-rank]")
+    found += overflow_at_phone_widths(page, f"{page.lang}-board-following")
+    visit(page, f"/u/{name}", "[data-privacy]:not([hidden])")
+    found += overflow_at_phone_widths(page, f"{page.lang}-profile-private")
     assert found == [], "\n".join(found)

@@ -43,6 +43,8 @@ def test_static_assets_are_served(client):
         ("/leaderboards", "frontend/leaderboards.js"),
         ("/replay/42", "frontend/replay.js"),
         ("/u/someone", "frontend/profile.js"),
+        ("/daily/calendar", "frontend/calendar.js"),
+        ("/daily/calendar?month=2026-02", "frontend/calendar.js"),
     ],
 )
 def test_app_pages_share_the_nav_and_load_their_module(client, path, script):
@@ -77,7 +79,17 @@ def _module_graph(static: Any, first: str) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "path", ["/", "/play", "/daily", "/leaderboards", "/replay/42", "/u/someone", "/rules"]
+    "path",
+    [
+        "/",
+        "/play",
+        "/daily",
+        "/daily/calendar",
+        "/leaderboards",
+        "/replay/42",
+        "/u/someone",
+        "/rules",
+    ],
 )
 def test_each_page_loads_little_of_its_own(client, path):
     """A page loads its stylesheet and its module graph, under PAGE_ASSETS_LIMIT bytes."""
@@ -193,3 +205,21 @@ def test_an_unknown_page_is_the_sites_own_404_in_the_readers_language(client, se
     assert api.status_code == 404 and api.json()["error"]["code"] == "not_found"
     admin = client.get("/admin")
     assert admin.status_code == 301 and admin["Location"] == "/admin/"
+
+
+@pytest.mark.parametrize(
+    ("language", "first", "weeks"), [("en", "Sunday", 4), ("hr", "Ponedjeljak", 5)]
+)
+def test_the_calendar_page_draws_the_months_weeks_in_the_languages_habit(
+    client, language, first, weeks
+):
+    """February 2026 starts on a Sunday: four weeks from Sunday, five from Monday; every day
+    a button the script fills in, and a malformed month falls back to this one."""
+    html = client.get("/daily/calendar?month=2026-02", HTTP_ACCEPT_LANGUAGE=language)
+    html = html.content.decode()
+    assert re.search(r'<th scope="col"><abbr title="([^"]+)"', html).group(1) == first
+    assert html.count('class="day"') == 28 and 'data-date="2026-02-28"' in html
+    assert html.split("<tbody>")[1].count("<tr>") == weeks
+    assert 'data-month="2026-02"' in html
+    this_month = client.get("/daily/calendar?month=nonsense").content.decode()
+    assert 'data-month="20' in this_month

@@ -3,8 +3,9 @@
 import { api, currentUser, modeName, requireSignIn } from "./api.js";
 import { el } from "./dom.js";
 import {
-  gettext as _, interpolate as say, ngettext, formatCloseTime, formatDate, formatDuration, formatMoves, formatNumber, formatRatingChange, formatScore,
+  gettext as _, pgettext, interpolate as say, ngettext, formatCloseTime, formatDate, formatDuration, formatMoves, formatNumber, formatRatingChange, formatScore,
 } from "./i18n.js";
+import { shareButton } from "./share.js";
 import { confirmDialog } from "./site.js";
 
 const root = /** @type {HTMLElement} */ (document.querySelector("[data-daily]"));
@@ -58,9 +59,11 @@ function challengeTile(day, challenge, me) {
     tile.append(el("p", { "data-my-status": mine.status, text: attemptText(mine) }));
     // Only once the board is final and rated: an open board says nothing of a rating.
     if (mine.rating) tile.append(el("p", { "data-my-rating": "", text: say(_("Rating %(rating)s"), { rating: formatRatingChange(mine.rating) }) }));
-    tile.append(mine.status !== "playing"
-      ? el("a", { class: "button ghost", href: `/replay/${mine.id}`, text: _("Watch your replay") })
-      : el("a", { class: "button", href: `/play/${mine.id}`, text: _("Continue your attempt") }));
+    if (mine.status === "playing") tile.append(el("a", { class: "button", href: `/play/${mine.id}`, text: _("Continue your attempt") }));
+    else {
+      const [share, shared] = shareButton(mine.id);
+      tile.append(el("p", { class: "tile-actions" }, el("a", { class: "button ghost", href: `/replay/${mine.id}`, text: _("Watch your replay") }), share), shared);
+    }
   } else if (!day.open) {
     tile.append(el("p", { class: "muted", text: _("New attempts are closed for today.") }));
   } else if (!me) {
@@ -133,11 +136,47 @@ async function offerVerification(message) {
   (form.elements.email || button).focus();
 }
 
+/** What became of yesterday's attempt once its board is final: "Draw 1 · Normal: ✓ won · score 35
+ *  · #3 · Rating 1623 (+23)". */
+function yesterdayText(challenge) {
+  const mode = modeName(challenge.mode);
+  const mine = challenge.mine;
+  if (!challenge.final) return say(_("%(mode)s: the board is not final yet."), { mode });
+  if (!mine) return say(_("%(mode)s: not played."), { mode });
+  const parts = [mine.result === "won" ? `✓ ${pgettext("calendar", "won")}` : `✗ ${pgettext("calendar", "lost")}`];
+  const score = formatScore(mine.score, mine.score_display);
+  if (score) parts.push(say(_("score %(score)s"), { score }));
+  if (mine.rank) parts.push(say(_("#%(rank)s"), { rank: formatNumber(mine.rank) }));
+  if (mine.rating) parts.push(say(_("Rating %(rating)s"), { rating: formatRatingChange(mine.rating) }));
+  return `${mode}: ${parts.join(" · ")}`;
+}
+
+/** Yesterday's results, from the calendar of its month (one request): today's board is still
+ *  open, yesterday's is final from 01:00 UTC. Each line keeps its place (daily.html). */
+async function showYesterday(today) {
+  const box = root.querySelector("[data-yesterday]");
+  if (!box) return;
+  const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86400000).toISOString().slice(0, 10);
+  const calendar = await api("GET", `/api/v1/daily/calendar?month=${yesterday.slice(0, 7)}`).catch(() => null);
+  const day = calendar && calendar.days.find((d) => d.date === yesterday);
+  const lines = [...box.querySelectorAll("li")];
+  if (!day) {
+    lines.forEach((li, i) => (li.textContent = i ? "" : _("No daily challenges yesterday.")));
+    return;
+  }
+  for (const li of lines) {
+    const challenge = day.challenges.find((c) => c.mode === li.dataset.mode);
+    li.textContent = challenge ? yesterdayText(challenge) : "";
+    if (challenge && challenge.mine) li.dataset.result = challenge.mine.result;
+  }
+}
+
 async function load() {
   try {
     const [day, me] = await Promise.all([api("GET", "/api/v1/daily"), currentUser()]);
     root.querySelector("[data-day]").textContent = dayLine(day);
     list.replaceChildren(...day.challenges.map((c) => challengeTile(day, c, me)));
+    showYesterday(day.date);
   } catch (error) {
     list.replaceChildren();
     notice(error.message);

@@ -15,6 +15,8 @@ const form = $("[data-controls]");
 const params = new URLSearchParams(location.search);
 let page = Number(params.get("page")) || 1;
 let me = null;
+// The following view (`?following=1`): you and the players you follow, among yourselves.
+let following = params.get("following") === "1" && !!$("[data-who]");
 
 function notice(text) {
   $("[data-notice]").textContent = text;
@@ -38,8 +40,11 @@ async function fillModes(date, selected) {
 /** A row: the rank, the player (you marked) with `notes` under the name, then `cells`. */
 function row(entry, notes, cells) {
   const mine = me && entry.user.toLowerCase() === me.username.toLowerCase();
+  // In the following view, beside the rank among you: the rank on the whole board.
+  const onBoard = following && entry.board_rank && el("span", { class: "board-rank", title: _("Rank on the whole board"), "data-board-rank": "" },
+    el("span", { class: "sr-only", text: `${_("Rank on the whole board")} ` }), say(_("#%(rank)s"), { rank: formatNumber(entry.board_rank) }));
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null, "data-user": entry.user },
-    el("td", { class: "num", text: String(entry.rank) }),
+    el("td", { class: "num" }, String(entry.rank), onBoard),
     el("td", { class: "player" }, el("a", { href: `/u/${encodeURIComponent(entry.user)}`, text: entry.user, title: entry.user }), mine ? el("span", { class: "sr-only", text: ` ${_("(you)")}` }) : null, ...notes),
     ...cells);
 }
@@ -74,6 +79,11 @@ const standing = (mine) => say(_("you: #%(rank)s of %(count)s, level with or ahe
 
 /** The line above the table: how many, and where you stand. */
 function summary(board) {
+  const among = following ? `${_("You and the players you follow")}: ` : "";
+  return among + counts(board);
+}
+
+function counts(board) {
   const players = say(ngettext("%(count)s player", "%(count)s players", board.count), { count: formatNumber(board.count) });
   const mine = board.me;
   if (ratings) {
@@ -81,7 +91,7 @@ function summary(board) {
       mine.rank ? standing(mine) : provisionalText(mine.boards, Number(root.dataset.provisional))];
     return [board.count ? players : _("No rating is established yet."), ...(you || [])].join(" · ");
   }
-  if (!board.count) return _("Nobody has finished this deal yet.");
+  if (!board.count) return following ? _("Nobody you follow has finished this deal yet. Follow players from their profiles.") : _("Nobody has finished this deal yet.");
   return [players, board.final ? _("final") : _("still open"), mine && standing(mine),
     mine && mine.rating && say(_("your rating %(rating)s"), { rating: formatRatingChange(mine.rating) })].filter(Boolean).join(" · ");
 }
@@ -91,11 +101,12 @@ async function load(query = `page=${page}`) {
   const [path, search] = ratings ? [`ratings/${draw}`, `board=ratings&draw=${draw}`] : [`daily/${date}/${mode}`, `date=${date}&mode=${mode}`];
   if (!ratings && !(date && mode)) return;
   notice("");
-  history.replaceState(null, "", `?${search}&page=${page}`);
+  const who = following ? "&following=1" : "";
+  history.replaceState(null, "", `?${search}${who}&page=${page}`);
   try {
-    const board = await api("GET", `/api/v1/leaderboards/${path}?${query}`);
+    const board = await api("GET", `/api/v1/leaderboards/${path}?${query}${who}`);
     page = board.page;
-    history.replaceState(null, "", `?${search}&page=${page}`);
+    history.replaceState(null, "", `?${search}${who}&page=${page}`);
     $("[data-rows]").replaceChildren(...board.entries.map((e) => (ratings ? ratingRow(e) : dailyRow(e, board.final))));
     $("[data-table]").hidden = !board.entries.length;
     if (!ratings) $("[data-review-note]").hidden = !board.entries.some((e) => e.under_review);
@@ -121,6 +132,17 @@ form.addEventListener("change", async (event) => {
 });
 form.addEventListener("submit", (event) => event.preventDefault());
 $("[data-around]").addEventListener("click", () => load("around=me"));
+for (const [key, value] of /** @type {[string, boolean][]} */ ([["all", false], ["following", true]])) {
+  const button = $(`[data-who-${key}]`);
+  if (!button) continue;
+  button.setAttribute("aria-pressed", String(following === value));
+  button.addEventListener("click", () => {
+    following = value;
+    for (const other of root.querySelectorAll("[data-who] button")) other.setAttribute("aria-pressed", String(other === button));
+    page = 1;
+    load();
+  });
+}
 $("[data-prev]").addEventListener("click", () => { page -= 1; load(); });
 $("[data-next]").addEventListener("click", () => { page += 1; load(); });
 

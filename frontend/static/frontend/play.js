@@ -24,6 +24,7 @@ const toastBox = $("[data-toast]");
 const statusLine = $("[data-board-status]");
 const newGameDialog = /** @type {HTMLDialogElement} */ (document.getElementById("new-game-dialog"));
 const winDialog = /** @type {HTMLDialogElement} */ (document.getElementById("win-dialog"));
+const winStatus = winDialog.querySelector("[data-win-status]");
 const TOAST_MS = 4000;
 const WAITING_AFTER_MS = 120; // a quicker answer shows no pending state
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
@@ -224,9 +225,24 @@ function showOver() {
   banner.replaceChildren(
     el("span", { text: play.game.status === "won" ? say(_("Won with %(result)s."), { result: scoreOf(play.game) || formatMoves(play.game.moves) }) : _("Game over: resigned.") }),
     el("a", { href: `/replay/${play.game.id}`, text: _("Watch the replay") }),
+    // A ranked attempt's result may be shared; what was done says so in a message.
+    play.game.kind === "daily" ? shareButton("button small", (text) => toast(text)) : "",
     el("button", { class: "button small", type: "button", text: _("New game"), onclick: openNewGame }),
   );
   banner.hidden = false;
+}
+
+/** A Share button for the game shown (share.js, loaded when pressed); `tell` says what it did. */
+function shareButton(style, tell) {
+  const id = play.game.id;
+  const said = el("span");
+  return el("button", { class: style, type: "button", "data-share": String(id), text: _("Share"), onclick: async (/** @type {Event} */ event) => {
+    const button = /** @type {HTMLButtonElement} */ (event.currentTarget);
+    button.disabled = true;
+    const { shareGame } = await import("./share.js");
+    if (await shareGame(id, said) !== "cancelled" && said.textContent) tell(said.textContent);
+    button.disabled = false;
+  } });
 }
 
 function showWin() {
@@ -242,10 +258,12 @@ function showWin() {
     el("a", { class: "button ghost", href: `/replay/${play.game.id}`, text: _("Replay") }),
     play.game.kind === "daily"
       && el("a", { class: "button ghost", href: `/leaderboards?mode=D${play.game.rules.draw}${play.game.rules.preset}`, text: _("Leaderboard") }),
+    play.game.kind === "daily" && shareButton("button ghost", (text) => (winStatus.textContent = text)),
     el("button", { class: "button", value: "new", text: _("New game") }),
   ];
   // replaceChildren writes a null as the text "null": only elements go in.
   winDialog.querySelector("[data-win-links]").replaceChildren(...links.filter(Boolean));
+  winStatus.textContent = "";
   winDialog.addEventListener("close", () => winDialog.returnValue === "new" ? openNewGame() : showOver(), { once: true });
   winDialog.showModal();
   celebrate();

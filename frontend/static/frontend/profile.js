@@ -1,9 +1,9 @@
 // @ts-check
 // A player's profile: public stats, streaks and ratings; on your own, your game history too.
-import { api, currentUser, modeName, provisionalText } from "./api.js";
+import { api, currentUser, modeName, provisionalText, requireSignIn } from "./api.js";
 import { el, svg } from "./dom.js";
 import {
-  gettext as _, pgettext, interpolate as say, formatDate, formatDateTime, formatDuration, formatNumber, formatRating, formatScore,
+  gettext as _, pgettext, interpolate as say, ngettext, formatDate, formatDateTime, formatDuration, formatNumber, formatRating, formatScore,
 } from "./i18n.js";
 
 const root = /** @type {HTMLElement} */ (document.querySelector("[data-profile]"));
@@ -86,6 +86,75 @@ async function chartHistory(name, drawNumber, draw, chart) {
   })}`);
 }
 
+/** The followers and following counts, and Follow / Unfollow on another's profile (a visitor
+ *  is sent to sign in, a guest to sign up). */
+function showFollow(profile, me) {
+  const own = me && me.username.toLowerCase() === profile.username.toLowerCase();
+  const counts = () => [
+    say(ngettext("%(count)s follower", "%(count)s followers", profile.followers), { count: formatNumber(profile.followers) }),
+    say(ngettext("follows %(count)s player", "follows %(count)s players", profile.following), { count: formatNumber(profile.following) }),
+  ].join(" · ");
+  $("[data-follow-counts]").textContent = counts();
+  if (own) return;
+  const name = profile.username;
+  const button = el("button", { class: "button small ghost", type: "button", "data-follow": "" });
+  const label = () => {
+    button.textContent = profile.followed ? _("Unfollow") : _("Follow");
+    button.setAttribute("aria-pressed", String(!!profile.followed));
+    button.setAttribute("aria-label", say(profile.followed ? _("Unfollow %(name)s") : _("Follow %(name)s"), { name }));
+  };
+  label();
+  button.addEventListener("click", async () => {
+    if (!me) return requireSignIn();
+    if (me.is_guest) return location.assign(`/signup?next=${encodeURIComponent(location.pathname)}`);
+    button.disabled = true;
+    try {
+      await api(profile.followed ? "DELETE" : "PUT", `/api/v1/users/${encodeURIComponent(name)}/follow`);
+      profile.followers += profile.followed ? -1 : 1;
+      profile.followed = !profile.followed;
+      label();
+      $("[data-follow-counts]").textContent = counts();
+      $("[data-follow-status]").textContent = say(profile.followed ? _("You follow %(name)s.") : _("You no longer follow %(name)s."), { name });
+    } catch (error) {
+      $("[data-notice]").textContent = error.message;
+      $("[data-notice]").hidden = false;
+    }
+    button.disabled = false;
+  });
+  $("[data-follow-line]").append(button);
+}
+
+/** The badges earned, oldest first: each its name, day and mode; what it rewards as its
+ *  tooltip and for screen readers. */
+function showBadges(profile) {
+  const badges = profile.badges || [];
+  $("[data-no-badges]").hidden = !!badges.length;
+  $("[data-badges]").replaceChildren(...badges.map((b) => el("li", { title: b.description, "data-badge": b.kind },
+    el("strong", { text: b.name }), el("span", { class: "sr-only", text: `: ${b.description}. ` }),
+    el("span", { class: "muted", text: `${boardDay(b.earned_on)} · ${modeName(b.mode)}` }))));
+  $("[data-badges-section]").hidden = false;
+}
+
+/** On one's own profile: the private profile's checkbox, saved as it changes. */
+function showPrivacy(me) {
+  const box = $("[data-private]");
+  const said = $("[data-privacy-status]");
+  box.checked = !!me.profile_private;
+  box.addEventListener("change", async () => {
+    box.disabled = true;
+    try {
+      const saved = await api("PATCH", "/api/v1/me", { profile_private: box.checked });
+      box.checked = saved.profile_private;
+      said.textContent = saved.profile_private ? _("Your profile is private.") : _("Your profile is public.");
+    } catch (error) {
+      box.checked = !box.checked;
+      said.textContent = error.message;
+    }
+    box.disabled = false;
+  });
+  $("[data-privacy]").hidden = false;
+}
+
 /** Each cell names its column for a phone's card layout (site.css, `table.cards`). */
 const columnNames = (table) => [...root.querySelectorAll(`${table} th`)].map((th) => th.textContent);
 
@@ -125,8 +194,13 @@ $("[data-next]").addEventListener("click", () => { page += 1; loadGames(); });
   try {
     const [profile, me] = await Promise.all([api("GET", `/api/v1/users/${encodeURIComponent(name)}`), currentUser()]);
     showStats(profile);
+    showFollow(profile, me);
     showRatings(profile);
-    if (me && me.username.toLowerCase() === profile.username.toLowerCase()) await loadGames();
+    showBadges(profile);
+    if (me && me.username.toLowerCase() === profile.username.toLowerCase()) {
+      await loadGames();
+      showPrivacy(me);
+    }
   } catch (error) {
     $("[data-notice]").textContent = error.status === 404 ? say(_("There is no player called “%(name)s”."), { name }) : error.message;
     $("[data-notice]").hidden = false;

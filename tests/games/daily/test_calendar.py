@@ -69,7 +69,7 @@ def test_a_player_sees_each_days_result_rank_and_rating(october):
 
 
 def test_codes_only_for_final_boards_and_they_can_be_practised(october):
-    body = _client(october["token"]).get("/api/v1/daily/calendar?month=").json()
+    body = _client(october["token"]).get("/api/v1/daily/calendar").json()
     assert body["month"] == "2026-10"
     final = _day(body, START)["D1N"]
     assert final["final"] is True and final["code"].startswith("KL1-D1N-")
@@ -98,6 +98,7 @@ def test_previous_and_next_months(october, clock):
     ("month", "status"),
     [
         ("2026-13", 400),
+        ("", 400),
         ("2026-1", 400),
         ("october", 400),
         ("0000-01", 400),
