@@ -64,7 +64,8 @@ class AccountRequiredError(ForbiddenError):
     code = "account_required"
 
 
-class FollowRefusedError(ApplicationError):
-    """A follow the rules refuse: oneself, or past the limit."""
+class FollowRefusedError(ConflictError):
+    """A follow the rules refuse: oneself, or past the limit. Not malformed input (the name is
+    a valid one), so not `invalid`."""
 
-    code = "invalid"
+    code = "follow_refused"

@@ -566,7 +566,7 @@ class FollowView(APIView):
 
     @extend_schema(
         request=None,
-        responses={204: None, **errors("invalid", "account_required", "not_found")},
+        responses={204: None, **errors("follow_refused", "account_required", "not_found")},
     )
     def put(self, request: Request, username: str) -> Response:
         following.user_follow(follower=signed_in_user(request), username=username)

@@ -39,6 +39,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "already_played": (409, "the ranked attempt is finished; `game` is its id"),
     "daily_deal_open": (409, "the deal is an open daily challenge's"),
     "email_taken": (409, "another account verified the address first"),
+    "follow_refused": (409, "a follow of oneself, or past the limit of players one may follow"),
     "request_too_large": (413, "a body over 256 KiB"),
     "unsupported_media_type": (415, "a body that is not JSON"),
     "illegal_move": (422, "the rules refuse the action; `reason` and `details` say why"),

@@ -46,7 +46,7 @@ def test_follow_is_idempotent_and_public(ann, make_user):
 @pytest.mark.parametrize(
     ("method", "path", "status", "code"),
     [
-        ("put", "/api/v1/users/ann/follow", 400, "invalid"),
+        ("put", "/api/v1/users/ann/follow", 409, "follow_refused"),
         ("put", "/api/v1/users/nobody/follow", 404, "not_found"),
         ("delete", "/api/v1/users/nobody/follow", 404, "not_found"),
     ],
@@ -95,5 +95,6 @@ def test_one_follows_at_most_the_limit(ann, make_user, monkeypatch):
     assert client.put("/api/v1/users/b1/follow").status_code == 204
     assert client.put("/api/v1/users/b2/follow").status_code == 204
     refused = client.put("/api/v1/users/b3/follow")
-    assert refused.status_code == 400 and "username" in refused.json()["error"]["fields"]
+    assert refused.status_code == 409 and "username" in refused.json()["error"]["fields"]
+    assert refused.json()["error"]["code"] == "follow_refused"
     assert client.put("/api/v1/users/b2/follow").status_code == 204  # already followed
