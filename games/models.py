@@ -60,6 +60,14 @@ OFF_FINAL_BOARD_SQL = (
 # An open board leaves out only the confirmed ones: the others show, under review.
 OFF_OPEN_BOARD = models.Q(flag_review=FlagReview.CONFIRMED)
 OFF_OPEN_BOARD_SQL = f"g.flag_review = '{FlagReview.CONFIRMED}'"
+# Flagged, and no reviewer has said a word yet (`Game.under_review`): such an entry shows on
+# its final board but counts for no rating and earns no badge until a reviewer clears it.
+UNDER_REVIEW = ~models.Q(flag_reason="") & models.Q(flag_review=FlagReview.PENDING)
+
+
+def draw_boards(draw: int) -> models.Q:
+    """The daily boards of one draw: every daily mode played with it (`D1N`, `D1V`, ...)."""
+    return models.Q(mode__startswith=f"D{int(draw)}")
 
 
 class Game(models.Model):

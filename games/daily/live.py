@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from config.cache import CACHE_ERRORS, cache_failed, cache_paused
-from games.daily.ranking import rank_key_text, rank_member_text
+from games.daily.ranking import game_rank_fields, rank_key_text, rank_member_text
 
 if TYPE_CHECKING:
     from games.models import Game
@@ -50,14 +50,7 @@ def _on_redis(what: str, call: Callable[[Any], Any], *, even_paused: bool = Fals
 
 def _entry(game: Game) -> tuple[str, str, str]:
     """The board key, the key text and the member of a finished ranked game."""
-    assert game.finished_at is not None and game.elapsed_ms is not None
-    key_text = rank_key_text(
-        won=game.status == "won",
-        score=game.leaderboard_score,
-        moves=game.moves,
-        elapsed_ms=game.elapsed_ms,
-        finished_at=game.finished_at,
-    )
+    key_text = rank_key_text(**game_rank_fields(game))
     member = rank_member_text(key_text, game_id=game.pk)
     return _KEY.format(daily_id=game.daily_id), key_text, member
 

@@ -10,6 +10,7 @@ positions on a page follow the game id.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 # The key's last three fields, smaller first, as columns of the games table.
 RANK_TIES = ("moves", "elapsed_ms", "finished_at")
@@ -36,6 +37,24 @@ def rank_key(
     True
     """
     return (0 if won else 1, -(score or 0), moves, elapsed_ms, finished_at)
+
+
+def game_rank_fields(game: Any) -> dict[str, Any]:
+    """The ranking order's fields of a finished game (a `games.models.Game`): the arguments of
+    `rank_key` and `rank_key_text`. A finished game has both its time and its finish."""
+    assert game.finished_at is not None and game.elapsed_ms is not None
+    return {
+        "won": game.status == "won",
+        "score": game.leaderboard_score,
+        "moves": game.moves,
+        "elapsed_ms": game.elapsed_ms,
+        "finished_at": game.finished_at,
+    }
+
+
+def game_rank_key(game: Any) -> tuple[int, int, int, int, datetime]:
+    """`rank_key` of a finished game."""
+    return rank_key(**game_rank_fields(game))
 
 
 def rank_key_sql(*, won: str, score: str) -> str:

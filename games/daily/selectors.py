@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -19,7 +20,7 @@ from config.errors import NotFoundError
 from games import clock, engine
 from games import selectors as game_selectors
 from games.daily import live
-from games.daily.ranking import RANK_TIES, rank_key, rank_key_sql
+from games.daily.ranking import RANK_TIES, game_rank_key, rank_key_sql
 from games.daily.rating import PROVISIONAL_BOARDS, Skill, ranks_of, skill_after_idle
 from games.models import (
     OFF_FINAL_BOARD,
@@ -32,6 +33,7 @@ from games.models import (
     LeaderboardEntry,
     Rating,
     RatingChange,
+    draw_boards,
 )
 
 PAGE_SIZE = 20
@@ -66,19 +68,7 @@ def daily_day(*, day: date, user: User | AnonymousUser, now: datetime) -> dict[s
     )
     if not dailies:
         raise NotFoundError(gettext("No daily challenges on %(day)s.") % {"day": day})
-    mine = (
-        {g.daily_id: g for g in Game.objects.filter(user=user, daily__in=dailies)}
-        if user.is_authenticated
-        else {}
-    )
-    changes = (
-        {
-            change.daily_id: _rating_change(change)
-            for change in RatingChange.objects.filter(user=user, daily__in=dailies)
-        }
-        if user.is_authenticated
-        else {}
-    )
+    mine, changes = _my_attempts(user=user, dailies=dailies)
     challenges = []
     for daily in dailies:
         my_game = _my_game(mine.get(daily.pk))
@@ -105,6 +95,21 @@ def daily_day(*, day: date, user: User | AnonymousUser, now: datetime) -> dict[s
         "open": clock.accepts_starts(day, now),
         "challenges": challenges,
     }
+
+
+def _my_attempts(
+    *, user: User | AnonymousUser, dailies: Sequence[DailyDeal]
+) -> tuple[dict[int | None, Game], dict[int, dict[str, int]]]:
+    """The caller's ranked attempts at `dailies` and what their final boards did to the
+    caller's rating (`_rating_change`), each by board id; nothing for a visitor."""
+    if not isinstance(user, User):
+        return {}, {}
+    games = {g.daily_id: g for g in Game.objects.filter(user=user, daily__in=dailies)}
+    changes = {
+        change.daily_id: _rating_change(change)
+        for change in RatingChange.objects.filter(user=user, daily__in=dailies)
+    }
+    return games, changes
 
 
 def _rating_change(change: RatingChange) -> dict[str, int]:
@@ -169,11 +174,8 @@ def daily_leaderboard(
     rules = engine.Rules.from_preset(daily.draw, daily.preset)
     count = daily.entries_count
     mine = _my_entry(daily=daily, user=user)
-    if around_me and mine is not None and mine["position"] is not None:
-        page = (mine["position"] - 1) // PAGE_SIZE + 1
-    page = page or 1
-    pages = _pages_check(page=page, count=count)
-    first = (page - 1) * PAGE_SIZE + 1
+    around = mine["position"] if around_me and mine is not None else None
+    page, pages, first = _page_window(page=page, count=count, around=around)
     rows = (
         LeaderboardEntry.objects.filter(
             generation_id=daily.generation_id, position__gte=first, position__lt=first + PAGE_SIZE
@@ -224,22 +226,16 @@ def _final_changes(daily: DailyDeal, user_ids: list[int]) -> dict[int, dict[str,
 
 def _following_page(
     ranked: list[Any], *, mine: int | None, page: int | None, around_me: bool
-) -> tuple[int, int, list[Any]]:
-    """(page, pages, rows of the page) of a following view's `ranked` rows; `mine` is the
-    caller's index among them."""
-    if around_me and mine is not None:
-        page = mine // PAGE_SIZE + 1
-    page = page or 1
-    pages = _pages_check(page=page, count=len(ranked))
-    return page, pages, ranked[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+) -> tuple[int, int, int, list[Any]]:
+    """(page, pages, first position, rows of the page) of a following view's `ranked` rows;
+    `mine` is the caller's index among them."""
+    around = mine + 1 if around_me and mine is not None else None
+    page, pages, first = _page_window(page=page, count=len(ranked), around=around)
+    return page, pages, first, ranked[first - 1 : first - 1 + PAGE_SIZE]
 
 
 def _following_me(rank: int, count: int) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "count": count,
-        "percentile": round(100.0 * (count - rank + 1) / count, 1),
-    }
+    return {"rank": rank, "count": count, "percentile": _percentile(rank, count)}
 
 
 def _following_board(
@@ -263,20 +259,11 @@ def _following_board(
         .exclude(OFF_FINAL_BOARD if daily.is_final else OFF_OPEN_BOARD)
         .select_related("user")
     )
-    keys = {
-        g.pk: rank_key(
-            won=g.status == Game.Status.WON,
-            score=g.leaderboard_score,
-            moves=g.moves,
-            elapsed_ms=g.elapsed_ms or 0,
-            finished_at=g.finished_at or daily.created_at,
-        )
-        for g in games
-    }
+    keys = {g.pk: game_rank_key(g) for g in games}
     games.sort(key=lambda g: (keys[g.pk], g.pk))
     ranks = ranks_of([keys[g.pk] for g in games])
     mine = next((i for i, g in enumerate(games) if g.user_id == user.pk), None)
-    page, pages, shown = _following_page(
+    page, pages, _, shown = _following_page(
         list(zip(games, ranks, strict=True)), mine=mine, page=page, around_me=around_me
     )
     changes = _final_changes(daily, [g.user_id for g, _ in shown] + [user.pk])
@@ -307,11 +294,21 @@ def _following_board(
     }
 
 
-def _pages_check(*, page: int, count: int) -> int:
-    """The number of pages of `count` rows.
+def _percentile(rank: int | None, count: int) -> float | None:
+    """The share of a board placed at or below `rank`: 100 for the leader; None without a
+    rank or a board."""
+    return round(100.0 * (count - rank + 1) / count, 1) if rank and count else None
 
-    :raises NotFoundError: `page` is past the end.
+
+def _page_window(*, page: int | None, count: int, around: int | None) -> tuple[int, int, int]:
+    """(page, pages, the page's first position) of `count` rows in pages of PAGE_SIZE: the
+    page of position `around` when given, else `page`, else the first.
+
+    :raises NotFoundError: the page is past the end.
     """
+    if around is not None:
+        page = (around - 1) // PAGE_SIZE + 1
+    page = page or 1
     pages = max(1, -(-count // PAGE_SIZE))
     if page > pages:
         raise NotFoundError(
@@ -322,7 +319,7 @@ def _pages_check(*, page: int, count: int) -> int:
             )
             % {"page": page, "pages": pages}
         )
-    return pages
+    return page, pages, (page - 1) * PAGE_SIZE + 1
 
 
 def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any] | None:
@@ -342,8 +339,7 @@ def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any]
     return {
         "rank": rank,
         "count": count,
-        # The share of the board placed at or below the caller: 100 for the leader.
-        "percentile": round(100.0 * (count - rank + 1) / count, 1) if count else None,
+        "percentile": _percentile(rank, count),
         "position": position,
         "source": source,
     }
@@ -492,11 +488,8 @@ def rating_leaderboard(
     established = Rating.objects.filter(draw=draw, position__isnull=False)
     count = established.aggregate(last=Max("position"))["last"] or 0
     mine = Rating.objects.filter(draw=draw, user=user).first() if user.is_authenticated else None
-    if around_me and mine is not None and mine.position is not None:
-        page = (mine.position - 1) // PAGE_SIZE + 1
-    page = page or 1
-    pages = _pages_check(page=page, count=count)
-    first = (page - 1) * PAGE_SIZE + 1
+    around = mine.position if around_me and mine is not None else None
+    page, pages, first = _page_window(page=page, count=count, around=around)
     rows = (
         established.filter(position__gte=first, position__lt=first + PAGE_SIZE)
         .select_related("user")
@@ -509,7 +502,7 @@ def rating_leaderboard(
         me = {
             "rank": rank,
             "count": count,
-            "percentile": round(100.0 * (count - rank + 1) / count, 1) if rank else None,
+            "percentile": _percentile(rank, count),
             **_rating_figures(mine, today=today),
         }
     return {
@@ -529,7 +522,7 @@ def rating_leaderboard(
 
 def _rated_at(draw: int) -> datetime | None:
     """When a final board last rated players of `draw`."""
-    rated = DailyDeal.objects.filter(mode__startswith=f"D{draw}").aggregate(at=Max("rated_at"))
+    rated = DailyDeal.objects.filter(draw_boards(draw)).aggregate(at=Max("rated_at"))
     return rated["at"]
 
 
@@ -551,8 +544,7 @@ def _following_ratings(
         .order_by("-mu", "user_id")
     )
     mine = next((i for i, r in enumerate(rows) if r.user_id == user.pk), None)
-    page, pages, shown = _following_page(rows, mine=mine, page=page, around_me=around_me)
-    first = (page - 1) * PAGE_SIZE + 1
+    page, pages, first, shown = _following_page(rows, mine=mine, page=page, around_me=around_me)
     entries = [
         {
             "rank": first + i,
@@ -650,19 +642,7 @@ def daily_calendar(*, month: date, user: User | AnonymousUser, now: datetime) ->
         .order_by("date", "mode")
     )
     player = user if isinstance(user, User) else None
-    games = (
-        {g.daily_id: g for g in Game.objects.filter(user=player, daily__in=dailies)}
-        if player is not None
-        else {}
-    )
-    changes = (
-        {
-            change.daily_id: _rating_change(change)
-            for change in RatingChange.objects.filter(user=player, daily__in=dailies)
-        }
-        if player is not None
-        else {}
-    )
+    games, changes = _my_attempts(user=user, dailies=dailies)
     days: dict[date, list[dict[str, Any]]] = {}
     for daily in dailies:
         challenge: dict[str, Any] = {

@@ -12,14 +12,14 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from games.models import (
     OFF_FINAL_BOARD,
+    UNDER_REVIEW,
     Badge,
     BadgeKind,
     DailyDeal,
-    FlagReview,
     Game,
     LeaderboardEntry,
     RatingChange,
@@ -35,7 +35,6 @@ TOP_RANK = 10
 # A final ranking gives equal keys one rank, so a rank of 10 or better lies within the first
 # positions unless more than this many players tie at the top: read by position (the index).
 _TOP_POSITIONS = 1000
-_UNDER_REVIEW = ~Q(flag_reason="") & Q(flag_review=FlagReview.PENDING)
 
 # Players: a query of their ids, or a short list of them.
 Users = QuerySet[Any] | list[int]
@@ -56,7 +55,7 @@ def _wins(earned: Earned, users: Users) -> None:
             user_id__in=users, status=Game.Status.WON, daily__finalized_at__isnull=False
         )
         .exclude(OFF_FINAL_BOARD)
-        .exclude(_UNDER_REVIEW)
+        .exclude(UNDER_REVIEW)
         .order_by("user_id", "daily__date", "daily__mode")
         .values_list(
             "user_id", "daily_id", "daily__date", "daily__mode", "undos", "moves", "daily__par"

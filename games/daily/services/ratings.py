@@ -12,27 +12,27 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config.hooks import Hook
-from games.daily.ranking import rank_key
+from games.daily.ranking import game_rank_key
 from games.daily.rating import PROVISIONAL_BOARDS, Skill, board_update, ranks_of, skill_after_idle
 from games.daily.services.badges import badges_recount
-from games.models import OFF_FINAL_BOARD, DailyDeal, FlagReview, Game, Rating, RatingChange
+from games.models import (
+    OFF_FINAL_BOARD,
+    UNDER_REVIEW,
+    DailyDeal,
+    Game,
+    Rating,
+    RatingChange,
+    draw_boards,
+)
 
 logger = logging.getLogger("games.daily")
 
 # Rows a bulk write sends per statement: well under PostgreSQL's 65,535 parameters.
 _BATCH = 2000
-# Under review: flagged, and no reviewer has said a word yet (Game.under_review). Such an
-# entry shows on its final board but counts for no rating until a reviewer clears it.
-_UNDER_REVIEW = ~Q(flag_reason="") & Q(flag_review=FlagReview.PENDING)
 
 # Have the rating job bring a draw's ratings up to date (`ratings_update(draw=, since=)`), outside
 # the request, once the transaction commits: connected to games.tasks.ratings_queue.
 ratings_queue: Hook[[int, date | None]] = Hook("games.daily.services.ratings.ratings_queue")
-
-
-def draw_boards(draw: int) -> Q:
-    """The boards of one draw: every daily mode played with it (`D1N`, `D1V`, ...) shares it."""
-    return Q(mode__startswith=f"D{int(draw)}")
 
 
 def ratings_update(*, draw: int, since: date | None = None) -> int:
@@ -120,35 +120,27 @@ def _ratings_rewind(*, draw: int, boards: list[DailyDeal]) -> None:
         Rating.objects.bulk_create(restored.values(), batch_size=_BATCH)
 
 
-def counted_entries(board: DailyDeal) -> list[dict[str, Any]]:
-    """The entries of a final board that count for ratings, in ranking order: its finished
-    games but those off the final board (confirmed, or withheld on conclusive evidence) and
-    those still under review."""
-    fields = ("user_id", "status", "leaderboard_score", "moves", "elapsed_ms", "finished_at", "id")
-    rows = list(
+def counted_entries(board: DailyDeal) -> list[tuple[Game, tuple[Any, ...]]]:
+    """The entries of a final board that count for ratings, with their ranking keys, in
+    ranking order: its finished games but those off the final board (confirmed, or withheld
+    on conclusive evidence) and those still under review."""
+    games = (
         Game.objects.filter(daily=board)
         .exclude(status=Game.Status.PLAYING)
         .exclude(OFF_FINAL_BOARD)
-        .exclude(_UNDER_REVIEW)
-        .values(*fields)
+        .exclude(UNDER_REVIEW)
+        .only("user_id", "status", "leaderboard_score", "moves", "elapsed_ms", "finished_at")
     )
-    for row in rows:
-        row["key"] = rank_key(
-            won=row["status"] == Game.Status.WON,
-            score=row["leaderboard_score"],
-            moves=row["moves"],
-            elapsed_ms=row["elapsed_ms"] or 0,
-            finished_at=row["finished_at"],
-        )
-    rows.sort(key=lambda row: (row["key"], row["id"]))
-    return rows
+    keyed = [(game, game_rank_key(game)) for game in games]
+    keyed.sort(key=lambda entry: (entry[1], entry[0].pk))
+    return keyed
 
 
 def _board_rate(board: DailyDeal, *, draw: int) -> None:
     """Rate one final board as one free-for-all match of its counted entries, ranked as on the
     board (ties as ties), and record every player's change."""
     entries = counted_entries(board)
-    ranks = ranks_of([row["key"] for row in entries])
+    ranks = ranks_of([key for _, key in entries])
     current = {
         r.user_id: r
         for r in Rating.objects.filter(
@@ -157,15 +149,15 @@ def _board_rate(board: DailyDeal, *, draw: int) -> None:
         )
     }
     before: list[Skill] = []
-    for row in entries:
-        rating = current.get(row["user_id"])
+    for game, _ in entries:
+        rating = current.get(game.user_id)
         skill = Skill() if rating is None else Skill(rating.mu, rating.sigma)
         last = None if rating is None else rating.last_board
         before.append(skill_after_idle(skill, last_board=last, day=board.date))
     after = board_update(before, ranks)
     ratings, changes = [], []
-    for row, rank, old, new in zip(entries, ranks, before, after, strict=True):
-        user_id = row["user_id"]
+    for (game, _), rank, old, new in zip(entries, ranks, before, after, strict=True):
+        user_id = game.user_id
         rating = current.get(user_id)
         boards = (rating.boards if rating is not None else 0) + 1
         ratings.append(
