@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -250,6 +250,27 @@ _TICK = os.sysconf("SC_CLK_TCK")
 
 PARTS = ("gunicorn", "postgres", "pg_shared", "redis", "clients")
 CPU_SAMPLE_S = 1.0  # how often the processes are re-read within a measured window
+
+
+def stores_dropped_after(args: argparse.Namespace, work: Callable[[], None]) -> int:
+    """Run `work`, a benchmark's body with Django set up in this process, under
+    `interrupt_on_signals`; then close this process's connections and, unless `args.keep`,
+    flush the benchmark's Redis db (`args.redis_db`) and drop its database (`args.db`).
+    Returns the exit status: 130 when interrupted, else 0."""
+    interrupt_on_signals()
+    try:
+        work()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        if not args.keep:
+            reset_redis(args.redis_db)
+            reset_database(args.db, create=False)
+    return 0
 
 
 def proc_stat(pid: int) -> tuple[int, int, float] | None:

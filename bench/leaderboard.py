@@ -57,11 +57,11 @@ from bench.harness import (  # noqa: E402
     Gunicorn,
     django_setup_here,
     free_port,
-    interrupt_on_signals,
     percentile,
     reset_database,
     reset_redis,
     server_env,
+    stores_dropped_after,
 )
 
 MODE = "D1N"
@@ -78,6 +78,15 @@ SNAPSHOT_BYTES = 424
 
 # A deterministic pseudo-random number in [0, 1) from a row number and a salt.
 _R = "((hashint8((({j}) * 16 + {k})::bigint) & 2147483647)::float8 / 2147483648.0)"
+
+
+# A seeded player's row in SQL: every column of accounts_user, none left to the ORM's defaults
+# (the seeds write in bulk, without the ORM). Format USER_VALUES with `name`, the username's SQL.
+USER_COLUMNS = (
+    "password, is_superuser, username, first_name, last_name, email, is_staff, is_active,"
+    " date_joined, is_guest, language, profile_private"
+)
+USER_VALUES = "'!', false, {name}, '', '', '', false, true, now(), false, '', false"
 
 
 def _r(k: int, j: str = "j") -> str:
@@ -116,13 +125,10 @@ def seed(size: int) -> dict[str, Any]:
         # Seeding only: the rows are consistent by construction, so skip the per-row
         # foreign-key triggers (the benchmark measures ranking, not loading).
         cur.execute("SET LOCAL session_replication_role = replica")
+        player = USER_VALUES.format(name="'lb' || i")
         cur.execute(
-            """
-            INSERT INTO accounts_user (password, is_superuser, username, first_name, last_name,
-                                       email, is_staff, is_active, date_joined)
-            SELECT '!', false, 'lb' || i, '', '', '', false, true, now()
-            FROM generate_series(1, %s) i
-            """,
+            f"INSERT INTO accounts_user ({USER_COLUMNS})"
+            f" SELECT {player} FROM generate_series(1, %s) i",
             [total],
         )
         cur.execute("SELECT min(id) FROM accounts_user")  # a fresh database: only these
@@ -136,7 +142,8 @@ def seed(size: int) -> dict[str, Any]:
             INSERT INTO games_game (user_id, deal_id, daily_id, draw, preset, kind, status, seq,
                                     moves, score, leaderboard_score, undos, passes_used,
                                     foundations, snapshot, flag_reason, flag_withheld,
-                                    flag_review, started_at, finished_at, elapsed_ms)
+                                    flag_review, started_at, finished_at, elapsed_ms,
+                                    clock_ms)
             SELECT %(base)s + i, %(deal)s, %(daily)s, 1, 'N', 'daily',
                    CASE WHEN i > %(size)s + %(flagged)s THEN 'playing'
                         WHEN won THEN 'won' ELSE 'resigned' END,
@@ -149,7 +156,7 @@ def seed(size: int) -> dict[str, Any]:
                    CASE WHEN i <= %(size)s AND i %% 1000 = 7 THEN 'cleared' ELSE '' END,
                    finished - elapsed * interval '1 millisecond',
                    CASE WHEN i > %(size)s + %(flagged)s THEN NULL ELSE finished END,
-                   CASE WHEN i > %(size)s + %(flagged)s THEN NULL ELSE elapsed END
+                   CASE WHEN i > %(size)s + %(flagged)s THEN NULL ELSE elapsed END, 0
             FROM (
                 SELECT i, j, won,
                        CASE WHEN won THEN 450 + floor(({_r(2)} ^ 2) * 350)::int
@@ -200,23 +207,20 @@ def late_game(daily_id: int, like_position: int) -> tuple[int, int]:
     from django.db import connection, transaction
 
     with transaction.atomic(), connection.cursor() as cur:
-        cur.execute(
-            """
-            INSERT INTO accounts_user (password, is_superuser, username, first_name, last_name,
-                                       email, is_staff, is_active, date_joined)
-            VALUES ('!', false, 'late', '', '', '', false, true, now()) RETURNING id
-            """
-        )
+        player = USER_VALUES.format(name="'late'")
+        cur.execute(f"INSERT INTO accounts_user ({USER_COLUMNS}) VALUES ({player}) RETURNING id")
         user_id = cur.fetchone()[0]
         cur.execute(
             """
             INSERT INTO games_game (user_id, deal_id, daily_id, draw, preset, kind, status, seq,
                                     moves, score, leaderboard_score, undos, passes_used,
                                     foundations, snapshot, flag_reason, flag_withheld,
-                                    flag_review, started_at, finished_at, elapsed_ms)
+                                    flag_review, started_at, finished_at, elapsed_ms,
+                                    clock_ms)
             SELECT %s, g.deal_id, g.daily_id, 1, 'N', 'daily', g.status, g.seq, g.moves,
                    g.score, g.leaderboard_score, g.undos, 0, g.foundations, g.snapshot, '',
-                   false, '', now() - g.elapsed_ms * interval '1 millisecond', now(), g.elapsed_ms
+                   false, '', now() - g.elapsed_ms * interval '1 millisecond', now(), g.elapsed_ms,
+                   0
             FROM games_dailydeal d
             JOIN games_leaderboardentry e ON e.generation_id = d.generation_id
             JOIN games_game g ON g.id = e.game_id
@@ -470,23 +474,9 @@ def main() -> int:
     # This process (seeding, daily_rank) runs with the server's settings and database.
     django_setup_here(env)
     (ROOT / "var").mkdir(exist_ok=True)
-    interrupt_on_signals()
-    results = []
-    try:
-        for size in sizes:
-            results.append(run_size(args, env, size))
-        report(args, results)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        if not args.keep:
-            reset_redis(args.redis_db)
-            reset_database(args.db, create=False)
-    return 0
+    return stores_dropped_after(
+        args, lambda: report(args, [run_size(args, env, size) for size in sizes])
+    )
 
 
 if __name__ == "__main__":
