@@ -103,5 +103,5 @@ def daily_calendar(request: HttpRequest) -> HttpResponse:
 
 
 replay = _page("replay.html")
-profile = _page("profile.html", "profile", provisional_boards=PROVISIONAL_BOARDS)
+profile = _page("profile.html", "profile")
 rules = _page("rules.html", "rules")

@@ -462,6 +462,7 @@ def _rating_figures(rating: Rating, *, today: date) -> dict[str, Any]:
         "deviation": round(skill.sigma),
         "boards": rating.boards,
         "provisional": rating.boards < PROVISIONAL_BOARDS,
+        "provisional_boards": PROVISIONAL_BOARDS,
     }
 
 

@@ -118,7 +118,11 @@ class RatingFiguresSerializer(serializers.Serializer[dict[str, Any]]):
     )
     boards = serializers.IntegerField(help_text="Final boards that rated it.")
     provisional = serializers.BooleanField(
-        help_text="Rated by fewer than 5 boards: shown, but not on the rating leaderboard."
+        help_text="Rated by fewer than `provisional_boards` boards: shown, but not on the "
+        "rating leaderboard."
+    )
+    provisional_boards = serializers.IntegerField(
+        help_text="How many boards rate a rating before it is established (5)."
     )
 
 

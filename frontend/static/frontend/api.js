@@ -56,8 +56,8 @@ export function modeName(rulesOrMode) {
   return interpolate(gettext("Draw %(draw)s · %(preset)s"), { draw, preset: PRESET_NAMES[preset] ? PRESET_NAMES[preset]() : preset });
 }
 
-/** "provisional, 2 of 5 boards": a rating in its first `of` boards (the template's
- *  data-provisional, games.daily.rating.PROVISIONAL_BOARDS). */
+/** "provisional, 2 of 5 boards": a rating in its first `of` boards (the API's
+ *  `provisional_boards`). */
 export function provisionalText(boards, of) {
   return interpolate(ngettext("provisional, %(boards)s of %(count)s board", "provisional, %(boards)s of %(count)s boards", of), { boards, count: of });
 }

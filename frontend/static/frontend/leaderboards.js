@@ -88,7 +88,7 @@ function counts(board) {
   const mine = board.me;
   if (ratings) {
     const you = mine && [say(_("your rating %(rating)s"), { rating: formatRating(mine.rating, mine.deviation) }),
-      mine.rank ? standing(mine) : provisionalText(mine.boards, Number(root.dataset.provisional))];
+      mine.rank ? standing(mine) : provisionalText(mine.boards, mine.provisional_boards)];
     return [board.count ? players : _("No rating is established yet."), ...(you || [])].join(" · ");
   }
   if (!board.count) return following ? _("Nobody you follow has finished this deal yet. Follow players from their profiles.") : _("Nobody has finished this deal yet.");

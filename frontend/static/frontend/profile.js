@@ -49,7 +49,6 @@ const boardDay = (date) => formatDate(`${date}T00:00:00Z`, { dateStyle: "medium"
  *  there at once (the chart fills it when the history arrives: nothing moves). */
 function showRatings(profile) {
   const list = profile.ratings || [];
-  const of = Number($("[data-ratings-section]").dataset.provisional);
   $("[data-ratings-head]").hidden = !list.length;
   $("[data-no-ratings]").hidden = !!list.length;
   $("[data-ratings]").replaceChildren(...list.map((r) => {
@@ -58,7 +57,7 @@ function showRatings(profile) {
     chartHistory(profile.username, r.draw, draw, chart);
     const place = r.rank
       ? el("a", { href: `/leaderboards?board=ratings&draw=${r.draw}&page=${Math.ceil(r.rank / 20)}`, text: say(_("#%(rank)s on the rating board"), { rank: formatNumber(r.rank) }) })
-      : provisionalText(r.boards, of);
+      : provisionalText(r.boards, r.provisional_boards);
     return el("figure", { class: "rating", "data-draw": r.draw },
       el("figcaption", {}, el("strong", { text: draw }), ` ${formatRating(r.rating, r.deviation)} · `, place), chart);
   }));

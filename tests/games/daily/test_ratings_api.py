@@ -60,6 +60,8 @@ def test_me_for_an_established_and_a_provisional_player(rated):
     me = _client(key).get("/api/v1/leaderboards/ratings/1").json()["me"]
     assert me["rank"] is None and me["percentile"] is None
     assert me["provisional"] is True and me["boards"] == 1 and me["rating"] < 1500
+    # The threshold is in the answer: a client needs no constant of its own to say "1 of 5".
+    assert me["provisional_boards"] == PROVISIONAL_BOARDS
 
 
 def test_around_me_pages_to_the_callers_row(make_user, rated):
