@@ -6,11 +6,15 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
 
-.PHONY: help run test lint format typecheck bench messages lock clean
+.PHONY: help run test lint format typecheck bench messages lock clean stack stack-stop
 
 help:
 	@echo "make run        serve the site on 127.0.0.1:$(PORT) (embedded: SQLite, no Redis; or"
 	@echo "                PostgreSQL and Redis when DATABASE_URL and REDIS_URL are set)"
+	@echo "make stack      the multi-node stack under var/stack: nginx on 127.0.0.1:8480 in front of"
+	@echo "                three gunicorn nodes, its own PostgreSQL and Redis, the Celery workers"
+	@echo "                and beat (installs nginx, postgresql, redis-server when missing)"
+	@echo "make stack-stop stop it (its data stays under var/stack)"
 	@echo "make test       the whole suite (PYTEST_ARGS=... passes arguments to pytest)"
 	@echo "make lint       ruff, ruff format --check, import-linter's layers, mypy on the apps,"
 	@echo "                tsc on the page's scripts (JSDoc types; needs Node.js and npm)"
@@ -44,6 +48,14 @@ run: $(VENV)/.installed-run
 	$(COMPILE_SOLVER)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+# Several nodes behind nginx on this machine, all set up by tools/stack.py (docs/operations.md).
+stack: $(VENV)/.installed-run
+	$(COMPILE_SOLVER)
+	$(PY) tools/stack.py start
+
+stack-stop:
+	$(PYTHON) tools/stack.py stop
 
 # Debug off, as in production, with a new random key each run: no published key starts the
 # service with debug off (config/env.py refuses them).
