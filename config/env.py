@@ -252,3 +252,31 @@ if EMAIL_USE_TLS and EMAIL_USE_SSL:
         "port 465) exclude each other: set one of them to 0."
     )
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Klondike Daily <noreply@localhost>")
+
+# Prometheus metrics (config/metrics.py; docs/operations.md, "What to watch"). Each web node
+# serves them at /metrics to a scraper that sends `Authorization: Bearer <METRICS_TOKEN>`;
+# everyone else, and everyone while it is unset, gets the site's 404. A secret, refused as
+# DJANGO_SECRET_KEY is when published or (debug off) weak.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+_refuse_weak(
+    "METRICS_TOKEN",
+    METRICS_TOKEN,
+    f"Set it to a long random string of your own ({_NEW_KEY}), or unset it: no metrics.",
+)
+# Where the processes of one gunicorn master, or of one Celery worker, write their metrics for
+# a scrape to sum (prometheus-client's multiprocess mode, which reads this same variable). One
+# directory per master or worker; config/gunicorn.py makes one when it is unset.
+PROMETHEUS_MULTIPROC_DIR = env_str("PROMETHEUS_MULTIPROC_DIR")
+if PROMETHEUS_MULTIPROC_DIR is None:
+    # prometheus-client takes the variable's mere presence, empty too, for multiprocess mode
+    # (and would then write its files into the working directory).
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+# host:port where a Celery worker serves its own metrics (its jobs' durations) to the scraper,
+# under the same token; unset: it serves none. Its pool's processes count in
+# PROMETHEUS_MULTIPROC_DIR, which must then be set.
+CELERY_METRICS_BIND = env_str("CELERY_METRICS_BIND")
+if CELERY_METRICS_BIND and not (METRICS_TOKEN and PROMETHEUS_MULTIPROC_DIR):
+    raise ImproperlyConfigured(
+        "CELERY_METRICS_BIND needs METRICS_TOKEN (the scraper's secret) and "
+        "PROMETHEUS_MULTIPROC_DIR (a directory of the worker's own)."
+    )

@@ -41,6 +41,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so that a request's latency includes every other middleware (config.metrics).
+    "config.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -437,3 +439,5 @@ DEAL_POOL_SOLVE_BUDGET_S = 2.0
 # long (games.hints.hint_line_search): a winnable position of a one-pass preset often needs 1-10 s.
 HINT_BACKGROUND_BUDGET_S = 10.0
 CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
+# The scraper's bearer secret for /metrics (config.metrics); None: nobody reads them.
+METRICS_TOKEN = env.METRICS_TOKEN

@@ -10,8 +10,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+
+# The kernel's table of the locks held now (Linux): one line per lock, such as
+# "3: FLOCK  ADVISORY  WRITE 1234 fe:00:2146306 0 EOF" (its device as major:minor in hex, then
+# its inode); a request waiting for a lock has "->" before its type.
+_KERNEL_LOCKS = Path("/proc/locks")
 
 
 class HostSlots:
@@ -39,3 +45,29 @@ class HostSlots:
                 os.close(fd)  # closing the descriptor lets the lock go
             return
         yield False
+
+
+def held_slots(directory: Path) -> Counter[str]:
+    """How many slots of each name in `directory` some process on this host holds now, as the
+    kernel's table of locks says: nothing to take or wait for, so a look never keeps a job
+    from a slot. Empty when nothing is held, or the table cannot be read (not Linux).
+    """
+    try:
+        locks = _KERNEL_LOCKS.read_text().splitlines()
+        files = {
+            (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino): path.stem.rsplit("-", 1)[0]
+            for path in directory.glob("*-*.lock")
+            for st in [path.stat()]
+        }
+    except OSError:
+        return Counter()
+    held: Counter[str] = Counter()
+    for line in locks:
+        fields = line.split()
+        if len(fields) < 6 or fields[1] != "FLOCK":  # a waiter ("->") or another kind of lock
+            continue
+        major, minor, inode = fields[5].split(":")
+        name = files.get((int(major, 16), int(minor, 16), int(inode)))
+        if name is not None:
+            held[name] += 1
+    return held

@@ -9,6 +9,7 @@ from config import errors
 from config.converters import IdConverter, NameConverter
 from config.errors import error_body
 from config.health import HealthView
+from config.metrics import metrics_view
 from config.schema import swagger_ui_view
 
 register_converter(IdConverter, "id")
@@ -51,6 +52,9 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     re_path(r"^api/", api_not_found),
     path("admin/", admin.site.urls),
+    # For the scraper alone (config.metrics); the load balancer refuses it too. Outside /api/v1,
+    # and not a DRF view: no part of the public API or its schema.
+    path("metrics", metrics_view, name="metrics"),
     # set_language (POST language, next): the player's choice, kept in the language cookie.
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("frontend.urls")),

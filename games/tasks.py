@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from config.cache import CACHE_ERRORS
+from config.metrics import timed_job
 from games import clock, hints, pool
 from games import services as game_services
 from games.daily import integrity
@@ -25,6 +26,7 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(acks_late=True, soft_time_limit=120, time_limit=150)
+@timed_job
 def rank_daily(day: str, mode: str) -> int:
     """Rank one board anew (a new ranking generation); returns the number of entries."""
     daily = DailyDeal.objects.filter(date=date.fromisoformat(day), mode=mode).first()
@@ -32,6 +34,7 @@ def rank_daily(day: str, mode: str) -> int:
 
 
 @shared_task(acks_late=True, soft_time_limit=300, time_limit=330)
+@timed_job
 def rank_open_boards() -> int:
     """Every minute while boards are open: re-rank the boards that are not final."""
     boards = DailyDeal.objects.filter(
@@ -47,6 +50,7 @@ def ensure_daily_deals() -> int:
 
 
 @shared_task(acks_late=True, soft_time_limit=300, time_limit=330)
+@timed_job
 def close_due_boards() -> int:
     """Make final every board whose grace hour has passed; returns how many closed now. Then
     rate every final board not rated yet: a rating run a lost message never started."""
@@ -57,6 +61,7 @@ def close_due_boards() -> int:
 
 
 @shared_task(acks_late=True, soft_time_limit=600, time_limit=660)
+@timed_job
 def rate_draw(draw: int, since: str | None = None) -> int:
     """Bring a draw's ratings up to date with its final boards, rating again every board from
     the day `since` on (ISO date); returns how many boards it rated."""

@@ -24,6 +24,7 @@ from accounts.authentication import (
     signed_in_user,
 )
 from config.jsonio import FastJSONRenderer, JSONFirstNegotiation
+from config.metrics import action_counted
 from config.pagination import paginated_response
 from config.schema import PAGE_PARAMETER, errors, paginated
 from config.throttles import CounterThrottle, ScopedThrottle
@@ -129,6 +130,7 @@ class GameActionView(APIView):
             token_digest=digest,
             **data.validated_data,
         )
+        action_counted(kind=data.initial_data["action"])
         return Response(selectors.game_detail(game=game, state=state))
 
 
