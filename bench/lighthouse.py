@@ -78,6 +78,28 @@ class Client:
         return dict(json.loads(raw)) if raw else {}
 
 
+def ranked_attempt(base_url: str, token: str) -> int:
+    """A verified player's (`token`) ranked attempt at today's first daily, resigned (any
+    move may be illegal on the day's deal): the id of a shared result (/share/<id>)."""
+
+    def call(method: str, path: str, body: object = None) -> dict[str, object]:
+        request = urllib.request.Request(
+            base_url + path,
+            data=None if body is None else json.dumps(body).encode(),
+            method=method,
+            headers={"Content-Type": "application/json", "Authorization": f"Token {token}"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return dict(json.loads(response.read()))
+
+    today = call("GET", "/api/v1/daily")
+    challenges = today["challenges"]
+    assert isinstance(challenges, list) and challenges, today
+    game = call("POST", f"/api/v1/daily/{today['date']}/{challenges[0]['mode']}/start")
+    call("POST", f"/api/v1/games/{game['id']}/actions", {"action": "resign", "seq": 0})
+    return int(str(game["id"]))
+
+
 def prepare(base_url: str) -> tuple[Client, str, int, int]:
     """A signed-in player with a game in progress and a finished one: (client, name, id of the
     game in progress, id of the finished one)."""
@@ -168,13 +190,16 @@ def main() -> None:
     args.secret_key = secrets.token_urlsafe(50)
     env = server_env(args)
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    fresh_stores(env, args.db, args.redis_db, users=0)
+    # One verified player (bench0), whose ranked attempt is the shared result, and whose
+    # profile the signed-in player sees as another's (its Follow line).
+    (token,) = fresh_stores(env, args.db, args.redis_db, users=1)
     django_run(env, "manage.py", "collectstatic", "--noinput")
     args.out.mkdir(parents=True, exist_ok=True)
     base_url = f"http://{HOST}:{args.port}"
     rows = []
     with serving(env, "lighthouse-gunicorn.log", args.port):
         client, name, playing, finished = prepare(base_url)
+        shared = ranked_attempt(base_url, token)
         pages = [  # (report name, path, shown as, signed in)
             ("landing", "/", "/", False),
             ("daily", "/daily", "/daily", False),
@@ -185,6 +210,12 @@ def main() -> None:
             ("replay", f"/replay/{finished}", "/replay/<id> (signed in)", True),
             ("profile", f"/u/{name}", "/u/<name>, own (signed in)", True),
             ("daily-signed-in", "/daily", "/daily (signed in)", True),
+            ("calendar", "/daily/calendar", "/daily/calendar", False),
+            ("calendar-signed-in", "/daily/calendar", "/daily/calendar (signed in)", True),
+            ("ratings", "/leaderboards?board=ratings&draw=1", "/leaderboards, ratings", False),
+            ("following", "/leaderboards?following=1", "/leaderboards, following (signed in)", True),
+            ("other-profile", "/u/bench0", "/u/<name>, another's (signed in)", True),
+            ("share", f"/share/{shared}", "/share/<id>", False),
         ]
         pages = [p for p in pages if not args.pages or p[0] in args.pages]
         with signed_in_chromium(base_url, client) as port:

@@ -390,6 +390,9 @@ http {{
     }}
     server {{
         listen {HOST}:{self.ports.lb};
+        # The scraper reads each node's metrics at the node itself (config/metrics.py): never
+        # through the balancer, whatever token a request carries.
+        location = /metrics {{ return 404; }}
         location / {{
             proxy_pass http://klondike_web;
             proxy_http_version 1.1;

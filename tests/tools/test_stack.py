@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("nginx") is None, reason="needs nginx (.ci/run installs it)"),
 ]
 
+METRICS_TOKEN = secrets.token_urlsafe(48)  # a new secret each run: a written one is refused
 MOVES_RATE = 120  # a minute: CounterThrottle's batch is then 2 (config.throttles)
 LOGIN_RATE = 10
 
@@ -50,6 +52,7 @@ def stack() -> Iterator[Stack]:
             "THROTTLE_REGISTER": "1000/min",
             "THROTTLE_GAMES": "1000/min",
             "LOG_LEVEL": "WARNING",
+            "METRICS_TOKEN": METRICS_TOKEN,
         },
     )
     try:
@@ -195,6 +198,21 @@ def test_stack_answers_every_part(stack: Stack):
     assert stack.start() is None  # idempotent: all up already
     status, data = call(stack, "GET", "/api/v1/health")
     assert (status, data["status"]) == (200, "ok")
+
+
+def test_metrics_are_served_by_each_node_and_never_through_the_balancer(stack: Stack):
+    bearer = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+    assert call(stack, "GET", "/metrics", headers=bearer)[0] == 404
+    for i in range(stack.nodes):
+        conn = http.client.HTTPConnection(HOST, stack.node_port(i), timeout=30)
+        try:
+            conn.request("GET", "/metrics", headers=bearer)
+            response = conn.getresponse()
+            assert (
+                response.status == 200 and b"klondike_request_duration_seconds" in response.read()
+            )
+        finally:
+            conn.close()
 
 
 def test_game_across_nodes_with_stale_retries(stack: Stack):

@@ -36,3 +36,5 @@ def test_nginx_config_round_robin_with_the_client_address():
     assert "proxy_set_header X-Forwarded-For $$proxy_add_x_forwarded_for;" in conf
     assert "proxy_set_header X-Forwarded-Proto $$scheme;" in conf
     assert "proxy_next_upstream error timeout;" in conf and "non_idempotent" not in conf
+    # The scraper reads each node directly: the balancer never hands out metrics.
+    assert "location = /metrics { return 404; }" in conf
