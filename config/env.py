@@ -161,6 +161,16 @@ if SECRET_KEY is None:
             f"({_NEW_KEY}), or set DJANGO_DEBUG=1 for local development."
         )
     SECRET_KEY = _var_secret("secret-key")
+# Keys retired by a rotation, newest first (docs/operations.md, "Rotating the secrets"): still
+# accepted for what they signed (sessions, e-mail links), never used to sign. A published or
+# weak one is refused as the key is: it would let anyone forge what it is accepted for.
+SECRET_KEY_FALLBACKS = env_list("DJANGO_SECRET_KEY_FALLBACKS", [])
+for _retired in SECRET_KEY_FALLBACKS:
+    _refuse_weak(
+        "A key in DJANGO_SECRET_KEY_FALLBACKS",
+        _retired,
+        "List only keys this deployment really used, or none.",
+    )
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])

@@ -161,6 +161,37 @@ def test_debug_off_refuses_a_weak_secret_key_or_daily_secret(tmp_path, weak):
     assert f"DAILY_SECRET is {weak!r}, " in _refused(out)
 
 
+def test_a_retired_key_is_a_fallback_and_a_weak_or_published_one_is_refused(tmp_path):
+    """A rotation keeps the old key as a fallback (docs/operations.md): it is accepted, never
+    signs, and never moves the daily secret, which follows the new key alone."""
+    old = secrets.token_urlsafe(50)
+    probe = PROBE.replace(
+        "print(json.dumps(conf))",
+        'conf["fallbacks"] = settings.SECRET_KEY_FALLBACKS\nprint(json.dumps(conf))',
+    )
+    env = _env(
+        tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=REAL_KEY, DJANGO_SECRET_KEY_FALLBACKS=old
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    conf = json.loads(out.stdout.strip().splitlines()[-1])
+    assert (conf["secret_key"], conf["fallbacks"]) == (REAL_KEY, [old])
+    assert (
+        conf["daily_secret"]
+        == _probe(tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=REAL_KEY)["daily_secret"]
+    )
+    for retired in (EXAMPLE_KEY, "short"):
+        out = _start(
+            tmp_path,
+            DJANGO_DEBUG="0",
+            DJANGO_SECRET_KEY=REAL_KEY,
+            DJANGO_SECRET_KEY_FALLBACKS=f"{old},{retired}",
+        )
+        assert f"A key in DJANGO_SECRET_KEY_FALLBACKS is {retired!r}, " in _refused(out)
+
+
 def test_debug_on_lets_a_weak_key_be(tmp_path):
     conf = _probe(tmp_path, DJANGO_DEBUG="1", DJANGO_SECRET_KEY="dev")
     assert conf["secret_key"] == "dev"
