@@ -232,6 +232,14 @@ THROTTLE_EXPORT = env_str("THROTTLE_EXPORT", "6/min")
 # owner, and the migrations grant DATABASE_URL's role the service's privileges. Ignored without
 # DATABASE_URL.
 DATABASE_MIGRATE_URL = env_str("DATABASE_MIGRATE_URL")
+# PostgreSQL connections per process in Django's psycopg pool, shared by the process's threads;
+# 0 (the default): no pool, each thread keeps its own connection for a minute at a time
+# (config/settings.py, docs/scaling.md "Connections"). A request that finds every connection
+# of the pool lent waits up to DATABASE_POOL_TIMEOUT_S seconds, then fails.
+DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0)
+if DATABASE_POOL_SIZE < 0:
+    raise ImproperlyConfigured("DATABASE_POOL_SIZE is a number of connections: 0 or more.")
+DATABASE_POOL_TIMEOUT_S = env_float("DATABASE_POOL_TIMEOUT_S", 10.0)
 
 # Failed logins (API and admin alike) lock out an account from one client address, and
 # separately the address,

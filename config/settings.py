@@ -117,6 +117,21 @@ if env.DATABASE_URL:
         # own cursors bind on the client and never prepare. (A transaction-mode PgBouncer
         # could not keep prepared statements; this stack connects to PostgreSQL directly.)
         DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 0
+        if env.DATABASE_POOL_SIZE:
+            # Django's psycopg pool, one per process, shared by its threads; off unless set,
+            # since a move costs more CPU with it than with a connection kept per thread
+            # (docs/scaling.md, "Connections"). Django refuses persistent connections beside it
+            # and opens it on first use, so in the process that uses it, after gunicorn's fork;
+            # Celery closes a prefork child's pool around each task, so workers gain nothing.
+            # The pool checks a connection before lending it (a round trip), so one that
+            # PostgreSQL closed (a restart) is replaced before a request gets it.
+            DATABASES["default"]["CONN_MAX_AGE"] = 0
+            DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+            DATABASES["default"]["OPTIONS"]["pool"] = {
+                "min_size": 1,
+                "max_size": env.DATABASE_POOL_SIZE,
+                "timeout": env.DATABASE_POOL_TIMEOUT_S,
+            }
 else:
     env.VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -191,11 +206,15 @@ CELERY_ENABLE_UTC = True
 CELERY_TASK_SOFT_TIME_LIMIT = 60
 CELERY_TASK_TIME_LIMIT = 90
 CELERY_RESULT_EXPIRES = 3600
-# With Redis as broker, an unacknowledged task is redelivered after this; it must outlast
-# every countdown and ETA we use. The socket timeouts bound a publish's wait on Redis; a
-# worker's BRPOP is not bound by them (kombu reads it only once the socket is readable).
+# With Redis as broker, an unacknowledged task is redelivered after this: a task that a killed
+# worker held (acks_late) runs again this long after it was taken. It must outlast the longest
+# task's time limit (rate_draw and ensure_daily_deals, 660 s), or a task still running would run
+# twice, and every countdown and ETA we use (none); the rest is the wait after a crash
+# (bench/soak.py kills the ranking worker mid-job). The socket timeouts bound a publish's wait
+# on Redis; a worker's BRPOP is not bound by them (kombu reads it only once the socket is
+# readable).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": 3600,
+    "visibility_timeout": 900,
     "socket_timeout": REDIS_TIMEOUT_S,
     "socket_connect_timeout": REDIS_TIMEOUT_S,
 }

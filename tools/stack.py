@@ -27,6 +27,7 @@ import dataclasses
 import http.client
 import os
 import pwd
+import random
 import secrets
 import shutil
 import signal
@@ -44,6 +45,8 @@ LB_PORT = 8480
 NODE_PORT = 8481  # node i listens on NODE_PORT + i
 PG_PORT = 5480
 REDIS_PORT = 6480
+# Where `Ports.free` looks: under Linux's ephemeral range (32768-60999 by default).
+FREE_PORTS_FROM, FREE_PORTS_TO = 20_000, 32_000
 
 NODE_WORKERS = 2
 NODE_THREADS = 4
@@ -70,15 +73,14 @@ class Ports:
 
     @classmethod
     def free(cls, nodes: int = 3) -> Ports:
-        """Ports nothing listens on now (a test's stack beside the default one)."""
+        """Ports nothing listens on now (a test's stack beside the default one), below the
+        kernel's ephemeral range: a port of that range that a killed node lets go may be taken
+        at once as an outgoing connection's own, and the node could not start again."""
+        draw = random.SystemRandom()
         while True:
-            lb, pg, redis = (_free_port() for _ in range(3))
-            node = _free_port()
-            if (
-                all(_port_free(node + i) for i in range(1, nodes))
-                and len({lb, pg, redis, *range(node, node + nodes)}) == 3 + nodes
-            ):
-                return cls(lb=lb, node=node, pg=pg, redis=redis)
+            base = draw.randrange(FREE_PORTS_FROM, FREE_PORTS_TO - nodes - 3)
+            if all(_port_free(port) for port in range(base, base + nodes + 3)):
+                return cls(lb=base, pg=base + 1, redis=base + 2, node=base + 3)
 
 
 class StackError(RuntimeError):
@@ -672,12 +674,6 @@ def _wait_for(done: Callable[[], bool], timeout_s: float) -> bool:
             return False
         time.sleep(0.05)
     return True
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 def _port_free(port: int) -> bool:

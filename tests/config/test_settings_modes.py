@@ -144,3 +144,21 @@ def test_env_example_lists_every_variable():
     assert names, "no variables found in config/env.py"
     missing = {n for n in names if f"{n}=" not in example}
     assert not missing
+
+
+def test_a_task_a_killed_worker_held_comes_back_only_after_any_task_could_have_ended():
+    """Redis redelivers an unacknowledged task after the visibility timeout: shorter than a
+    task's time limit, a task still running would run twice; much longer, a killed worker's
+    integrity checks and rankings wait for nothing."""
+    from django.conf import settings
+
+    from config.celery import app
+
+    app.loader.import_default_modules()
+    limits = [
+        task.time_limit or settings.CELERY_TASK_TIME_LIMIT
+        for name, task in app.tasks.items()
+        if not name.startswith("celery.")
+    ]
+    timeout = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    assert max(limits) < timeout <= 2 * max(limits)
