@@ -22,13 +22,15 @@ class AfterCommitTask(DjangoTask):
     an integrity check or an analysis is simply missing."""
 
     def delay_on_commit(self, *args: Any, **kwargs: Any) -> None:
-        def send() -> None:
-            try:
-                self.delay(*args, **kwargs)
-            except Exception:  # the transaction has committed: nothing to undo
-                logger.exception("could not send %s%r after the commit", self.name, args)
+        transaction.on_commit(lambda: self.delay_after_commit(*args, **kwargs))
 
-        transaction.on_commit(send)
+    def delay_after_commit(self, *args: Any, **kwargs: Any) -> None:
+        """`delay`, from a callback that runs once a transaction has committed: a broker that
+        cannot take the task is logged, not raised."""
+        try:
+            self.delay(*args, **kwargs)
+        except Exception:  # the transaction has committed: nothing to undo
+            logger.exception("could not send %s%r after the commit", self.name, args)
 
 
 app = Celery("klondike", task_cls=AfterCommitTask)

@@ -14,7 +14,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
-from config.cache import CACHE_ERRORS
+from config.cache import CACHE_ERRORS, cache_delete
 from config.metrics import timed_job
 from games import clock, hints, pool
 from games import services as game_services
@@ -29,6 +29,8 @@ logger = logging.getLogger(__name__)
 @timed_job
 def rank_daily(day: str, mode: str) -> int:
     """Rank one board anew (a new ranking generation); returns the number of entries."""
+    # From here on, a game that ends may not be in this run's reading: it queues another.
+    cache_delete(_rank_pending_key(day, mode))
     daily = DailyDeal.objects.filter(date=date.fromisoformat(day), mode=mode).first()
     return rankings.daily_rank(daily_id=daily.pk) if daily is not None else 0
 
@@ -171,10 +173,33 @@ def _in_background(task: Any, *args: Any) -> None:
 # What the layers below have this layer queue, through their hooks (connected in `games.apps`).
 
 
+# A queued ranking's marker outlives the wait of a run that never starts (its message lost with
+# a killed worker), after which the next game to end queues one again; the beat's minute
+# re-ranks every open board meanwhile.
+RANK_PENDING_S = 120
+
+
+def _rank_pending_key(day: str, mode: str) -> str:
+    return f"rank-pending:{day}:{mode}"
+
+
 def rank_queue(daily: DailyDeal) -> None:
     """Re-rank `daily`'s board once the transaction commits
-    (`games.daily.services.attempts.rank_queue`)."""
-    rank_daily.delay_on_commit(daily.date.isoformat(), daily.mode)
+    (`games.daily.services.attempts.rank_queue`), unless a run is queued already and has not
+    started: that run reads the board when it starts, so it ranks this game too. Without this,
+    every game that ends would queue a ranking of the whole board, N runs of N entries a day
+    (docs/scaling.md). A cache that cannot answer queues it anyway."""
+    day, mode = daily.date.isoformat(), daily.mode
+
+    def queue() -> None:
+        try:
+            if not cache.add(_rank_pending_key(day, mode), 1, RANK_PENDING_S):
+                return
+        except CACHE_ERRORS:
+            pass
+        rank_daily.delay_after_commit(day, mode)
+
+    transaction.on_commit(queue)
 
 
 def ratings_queue(draw: int, since: date | None) -> None:

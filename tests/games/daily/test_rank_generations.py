@@ -234,3 +234,46 @@ def test_the_migration_renames_the_generations_partitions_both_ways(daily, finis
         renaming.partitions_rename("s", "g")(None, editor)
     assert f"games_leaderboardentry_g{pk}" in partitions()
     assert LeaderboardEntry.objects.filter(generation_id=pk).count() == 1
+
+
+@pytest.mark.django_db
+def test_games_ending_while_a_ranking_is_queued_queue_no_other(
+    daily, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Each ranked game that ends asks for its board to be ranked again; a run queued and not
+    yet started will read the board when it starts, so further games queue nothing until it
+    starts (else a day of N players would cost N runs of N entries, docs/scaling.md)."""
+    from games import tasks
+
+    queued: list[tuple[str, str]] = []
+    monkeypatch.setattr(tasks.rank_daily, "delay_after_commit", lambda *a: queued.append(a))
+    key = (DAY.isoformat(), "D1N")
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.rank_queue(daily)
+        tasks.rank_queue(daily)
+    assert queued == [key]
+    tasks.rank_daily(*key)  # the queued run starts: a game that ends now queues the next
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.rank_queue(daily)
+        tasks.rank_queue(daily)
+    assert queued == [key, key]
+
+
+@pytest.mark.django_db
+def test_a_ranking_is_queued_when_the_cache_cannot_say_whether_one_is(
+    daily, monkeypatch, django_capture_on_commit_callbacks
+):
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from games import tasks
+
+    def refuse(*args, **kwargs):
+        raise RedisConnectionError("Redis is down")
+
+    queued: list[tuple[str, str]] = []
+    monkeypatch.setattr(tasks.rank_daily, "delay_after_commit", lambda *a: queued.append(a))
+    monkeypatch.setattr(tasks.cache, "add", refuse)
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.rank_queue(daily)
+        tasks.rank_queue(daily)
+    assert len(queued) == 2
