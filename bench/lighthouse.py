@@ -213,7 +213,12 @@ def main() -> None:
             ("calendar", "/daily/calendar", "/daily/calendar", False),
             ("calendar-signed-in", "/daily/calendar", "/daily/calendar (signed in)", True),
             ("ratings", "/leaderboards?board=ratings&draw=1", "/leaderboards, ratings", False),
-            ("following", "/leaderboards?following=1", "/leaderboards, following (signed in)", True),
+            (
+                "following",
+                "/leaderboards?following=1",
+                "/leaderboards, following (signed in)",
+                True,
+            ),
             ("other-profile", "/u/bench0", "/u/<name>, another's (signed in)", True),
             ("share", f"/share/{shared}", "/share/<id>", False),
         ]
