@@ -49,6 +49,14 @@ OVERFLOW = """width => {
       out.push(`${name} clipped: ${node.scrollWidth} > ${node.clientWidth}`);
     }
   }
+  // A heading wraps between words only: a word too long for its column widens the table
+  // (caught below), never breaks ("Poništa-vanja" was: data-short gives a short form).
+  for (const th of document.querySelectorAll("table.data th")) {
+    const style = getComputedStyle(th);
+    if (th.offsetParent && (style.overflowWrap !== "normal" || style.wordBreak !== "normal")) {
+      out.push(`heading "${th.textContent.trim()}" may break mid-word`);
+    }
+  }
   for (const scroller of document.querySelectorAll(".table-scroll")) {
     if (scroller.offsetParent && scroller.scrollWidth > scroller.clientWidth + 1) {
       out.push(`a table ${scroller.scrollWidth} px wide in ${scroller.clientWidth}`);
