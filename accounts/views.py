@@ -35,7 +35,7 @@ from accounts.models import User
 from accounts.serializers import StatsSerializer, UserSerializer
 from config.fields import EmailField, StrictBooleanField, StrictCharField
 from config.schema import errors
-from config.throttles import ScopedThrottle
+from config.throttles import BusyRefundedView, ScopedThrottle
 from games import selectors as game_selectors
 from games.daily import selectors as daily_selectors
 from games.daily.serializers import BadgeSerializer, UserRatingSerializer
@@ -117,7 +117,7 @@ def _session_guest(request: Request) -> Any:
     return user if user.is_authenticated and getattr(user, "is_guest", False) else None
 
 
-class RegisterView(APIView):
+class RegisterView(BusyRefundedView):
     # The session, if any, only to find a guest to convert; DRF checks its CSRF token.
     authentication_classes = [SessionTokenAuthentication]
     permission_classes = [AllowAny]
@@ -172,7 +172,7 @@ class CredentialField(StrictCharField):
         ]
 
 
-class LoginView(APIView):
+class LoginView(BusyRefundedView):
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
     throttle_classes = [ScopedThrottle]
@@ -232,7 +232,7 @@ class BorrowedRateThrottle(ScopedThrottle):
         return str(rate) if rate else None
 
 
-class PasswordResetView(APIView):
+class PasswordResetView(BusyRefundedView):
     """Asks for a reset link by e-mail; the answer never tells whether the address is known."""
 
     authentication_classes: list[Any] = []
@@ -265,7 +265,7 @@ class PasswordResetView(APIView):
         return Response({"detail": detail}, status=status.HTTP_202_ACCEPTED)
 
 
-class PasswordResetConfirmView(APIView):
+class PasswordResetConfirmView(BusyRefundedView):
     """Sets a new password with the uid and token of a reset link."""
 
     authentication_classes: list[Any] = []

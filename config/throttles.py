@@ -13,8 +13,10 @@ from typing import Any
 
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
+from rest_framework.views import APIView
 
 from config.cache import CACHE_ERRORS, cache_failed, cache_paused
+from config.errors import ApplicationError
 from config.memo import ProcessMemo
 
 
@@ -85,6 +87,40 @@ class ScopedThrottle(ScopedRateThrottle):
                 cache_failed(f"throttle {self.scope}")
         self.cache = _process_throttle_cache  # type: ignore[assignment]  # a cache's calls
         return bool(super().allow_request(request, view))
+
+    def refund(self) -> None:
+        """Take back the request this throttle let through and counted (`allow_request`):
+        one the server was too busy to serve (503) is not the client's to pay for. Best
+        effort: a cache that cannot answer keeps the count."""
+        if getattr(self, "key", None) is None or getattr(self, "now", None) is None:
+            return  # nothing counted: no rate, or a client without an address
+        try:
+            history = self.cache.get(self.key, [])
+            if self.now in history:
+                history.remove(self.now)
+                self.cache.set(self.key, history, self.duration)
+        except CACHE_ERRORS:
+            cache_failed(f"throttle {self.scope}")
+
+
+class BusyRefundedView(APIView):
+    """An API view the server may refuse as busy (503 `unavailable`, e.g. every
+    password-hashing slot taken): such a request is taken back from the caller's throttles.
+    A throttle counts what a client asks, not what the server could not do: a player whose
+    sign-up met a busy second, and who tries again when asked to, keeps the quota of their
+    address, which neighbours behind the same address share."""
+
+    def get_throttles(self) -> list[Any]:
+        # DRF's check_throttles asks once per request: these are the ones that counted it.
+        self.counted_throttles = super().get_throttles()
+        return self.counted_throttles
+
+    def handle_exception(self, exc: Exception) -> Any:
+        if isinstance(exc, ApplicationError) and exc.status_code == 503:
+            for throttle in getattr(self, "counted_throttles", []):
+                if isinstance(throttle, ScopedThrottle):
+                    throttle.refund()
+        return super().handle_exception(exc)
 
 
 # Per client and window, in this process: [window, shared count when last added, not added yet].

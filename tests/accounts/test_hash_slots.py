@@ -71,6 +71,43 @@ def test_a_new_password_past_the_bound_answers_503_and_changes_nothing(
     assert user.check_password(PASSWORD)
 
 
+def test_a_request_refused_as_busy_costs_no_throttle_quota(api_client, make_user, settings):
+    """A sign-up or login answered 503 (every slot busy) is taken back from the address's
+    throttle: the player who tries again, as asked, or a neighbour behind the same address,
+    keeps the quota (the soak's players ran out of sign-ups retrying busy seconds)."""
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"login": "2/min", "register": "2/min"},
+    }
+    make_user("steady", PASSWORD)
+    login = {"username": "steady", "password": PASSWORD}
+    address = {"REMOTE_ADDR": "198.51.100.7"}
+    with services._hash_slots.take() as got:
+        assert got
+        for i in range(4):
+            body = {"username": f"busy{i}", "password": PASSWORD}
+            _busy(api_client.post("/api/v1/auth/register", body, format="json", **address))
+            _busy(api_client.post("/api/v1/auth/login", login, format="json", **address))
+    for i in range(2):  # the whole quota is still there
+        body = {"username": f"later{i}", "password": PASSWORD}
+        assert (
+            api_client.post("/api/v1/auth/register", body, format="json", **address).status_code
+            == 201
+        )
+        assert (
+            api_client.post("/api/v1/auth/login", login, format="json", **address).status_code
+            == 200
+        )
+    # and the throttle still counts what was served
+    third = api_client.post(
+        "/api/v1/auth/register",
+        {"username": "later2", "password": PASSWORD},
+        format="json",
+        **address,
+    )
+    assert third.status_code == 429
+
+
 def test_a_free_slot_lets_logins_through(api_client, make_user):
     make_user("calm", PASSWORD)
     body = {"username": "calm", "password": PASSWORD}
