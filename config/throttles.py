@@ -98,7 +98,8 @@ class ScopedThrottle(ScopedRateThrottle):
             history = self.cache.get(self.key, [])
             if self.now in history:
                 history.remove(self.now)
-                self.cache.set(self.key, history, self.duration)
+                # DRF's __init__ sets `duration` (parse_rate); its stubs leave it out.
+                self.cache.set(self.key, history, self.duration)  # type: ignore[attr-defined]
         except CACHE_ERRORS:
             cache_failed(f"throttle {self.scope}")
 
