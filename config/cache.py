@@ -3,8 +3,8 @@ something in it goes on without it.
 
 django-redis's IGNORE_EXCEPTIONS stays off: it would answer a dead Redis's every read with a
 miss, and its writes with nothing, also to callers that need to know (the throttles, the health
-check, logout). They catch CACHE_ERRORS themselves; the others use `cache_get`, `cache_set` and
-`cache_delete`.
+check, logout). They catch CACHE_ERRORS themselves; the others use `cache_get`, `cache_set`,
+`cache_add` and `cache_delete`.
 """
 
 from __future__ import annotations
@@ -74,6 +74,19 @@ def cache_set(key: str, value: Any, timeout: float) -> None:
         cache.set(key, value, timeout)
     except CACHE_ERRORS:
         cache_failed("write")
+
+
+def cache_add(key: str, value: Any, timeout: float, *, what: str = "add") -> bool | None:
+    """Keep `value` under `key` for `timeout` seconds unless the key is there: True when it was
+    added, False when it was there already, None when the cache cannot answer (the caller
+    decides what that means: usually to go on as if it had been added)."""
+    if cache_paused():
+        return None
+    try:
+        return bool(cache.add(key, value, timeout))
+    except CACHE_ERRORS:
+        cache_failed(what)
+        return None
 
 
 def cache_delete(key: str) -> None:

@@ -36,18 +36,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.utils.translation import gettext
 
 from accounts.authentication import user_check_active
-from config.cache import (
-    CACHE_ERRORS,
-    cache_delete,
-    cache_failed,
-    cache_get,
-    cache_paused,
-    cache_set,
-)
+from config.cache import cache_add, cache_delete, cache_get, cache_set
 from config.env import VAR_DIR
 from config.errors import ForbiddenError
 from config.hooks import Hook
@@ -227,12 +219,7 @@ def _one_search_per_player(user_id: int) -> Iterator[None]:
     :raises HintBusyError: the player has a hint being searched already.
     """
     key = f"{SEARCHING_KEY}:{user_id}"
-    mine = None
-    if not cache_paused():
-        try:
-            mine = cache.add(key, 1, SEARCHING_TTL_S)
-        except CACHE_ERRORS:
-            cache_failed("hint search mark")
+    mine = cache_add(key, 1, SEARCHING_TTL_S, what="hint search mark")
     if mine is False:
         raise HintBusyError(
             gettext("Your last hint is still being worked out; ask again in a moment."),

@@ -10,11 +10,10 @@ from typing import Any
 
 from celery import shared_task
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
-from config.cache import CACHE_ERRORS, cache_delete
+from config.cache import cache_add, cache_delete
 from config.metrics import timed_job
 from games import clock, hints, pool
 from games import services as game_services
@@ -151,12 +150,8 @@ def deal_pool_fill_queue(draw: int, preset: str) -> None:
     """Fill a mode's pool outside the request (`pool.deal_pool_fill_queue`, connected in
     `games.apps`; `_slow_queue`). Best effort: a fill already queued lately is not queued
     again, and a cache that cannot answer queues it anyway."""
-    key = f"deal-pool-fill:D{draw}{preset}"
-    try:
-        if not cache.add(key, 1, DEAL_POOL_FILL_QUEUED_S):
-            return
-    except CACHE_ERRORS:
-        pass
+    if cache_add(f"deal-pool-fill:D{draw}{preset}", 1, DEAL_POOL_FILL_QUEUED_S) is False:
+        return
     _slow_queue(fill_deal_pool, draw, preset)
 
 
@@ -192,11 +187,8 @@ def rank_queue(daily: DailyDeal) -> None:
     day, mode = daily.date.isoformat(), daily.mode
 
     def queue() -> None:
-        try:
-            if not cache.add(_rank_pending_key(day, mode), 1, RANK_PENDING_S):
-                return
-        except CACHE_ERRORS:
-            pass
+        if cache_add(_rank_pending_key(day, mode), 1, RANK_PENDING_S) is False:
+            return
         rank_daily.delay_after_commit(day, mode)
 
     transaction.on_commit(queue)

@@ -136,6 +136,8 @@ def test_a_hint_still_searched_is_asked_again_until_its_line_is_found(
     """The hint's own search runs out of time (here at once): the page shows the heuristic
     move as "still looking" and asks again, without a click, until the background search's
     winning line serves the hint; after a move it stops asking about the old position."""
+    from django.core.cache import cache
+
     from config.slots import HostSlots
     from games import hints, search_process
     from games.engine import solver
@@ -172,7 +174,7 @@ def test_a_hint_still_searched_is_asked_again_until_its_line_is_found(
     assert page.request.get(f"/api/v1/games/{game_id}/hint").json()["source"] == "solver"
 
     # A new position searched again, then a move: the old position is asked about no more.
-    hints.cache.delete(f"{hints.HINT_LINE_KEY}:{game_id}")  # the next hint searches
+    cache.delete(f"{hints.HINT_LINE_KEY}:{game_id}")  # the next hint searches
     page.click("[data-hint]")
     wait_until(page, f"document.querySelector('{line}').textContent.includes('still looking')")
     page.click('[data-pile="stock"]')  # a draw

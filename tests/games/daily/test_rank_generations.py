@@ -263,6 +263,7 @@ def test_games_ending_while_a_ranking_is_queued_queue_no_other(
 def test_a_ranking_is_queued_when_the_cache_cannot_say_whether_one_is(
     daily, monkeypatch, django_capture_on_commit_callbacks
 ):
+    from django.core.cache import cache
     from redis.exceptions import ConnectionError as RedisConnectionError
 
     from games import tasks
@@ -272,7 +273,7 @@ def test_a_ranking_is_queued_when_the_cache_cannot_say_whether_one_is(
 
     queued: list[tuple[str, str]] = []
     monkeypatch.setattr(tasks.rank_daily, "delay_after_commit", lambda *a: queued.append(a))
-    monkeypatch.setattr(tasks.cache, "add", refuse)
+    monkeypatch.setattr(cache, "add", refuse)
     with django_capture_on_commit_callbacks(execute=True):
         tasks.rank_queue(daily)
         tasks.rank_queue(daily)
