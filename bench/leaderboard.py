@@ -249,7 +249,7 @@ def load_redis(daily_id: int) -> tuple[int, float]:
     with connection.chunked_cursor() as cur:
         cur.execute(
             """
-            SELECT id, status, leaderboard_score, moves, elapsed_ms, finished_at
+            SELECT id, status, leaderboard_score, moves, foundations, elapsed_ms, finished_at
             FROM games_game
             WHERE daily_id = %s AND finished_at IS NOT NULL
               AND flag_review <> 'confirmed'
@@ -263,12 +263,13 @@ def load_redis(daily_id: int) -> tuple[int, float]:
                         won=status == "won",
                         score=score,
                         moves=moves,
+                        foundations=foundations,
                         elapsed_ms=elapsed,
                         finished_at=finished,
                     ),
                     game_id=game_id,
                 ): 0
-                for game_id, status, score, moves, elapsed, finished in rows
+                for game_id, status, score, moves, foundations, elapsed, finished in rows
             }
             with client.pipeline(transaction=False) as pipe:
                 pipe.zadd(key, mapping)

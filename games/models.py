@@ -477,6 +477,37 @@ class RatingChange(models.Model):
         return f"{self.user_id} on {self.daily_id}: {self.mu_before:.0f} → {self.mu_after:.0f}"
 
 
+class RatingNotice(models.Model):
+    """A player's rating moved by a review of a final board (docs/daily.md, "Ratings"): opened
+    with the rating before the review when the job rewinds the draw, closed with the rating
+    after once the draw is rated again; the profile shows a closed one ("+12 after a review of
+    3 Dec"). A closed notice that changed nothing is deleted."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_notices"
+    )
+    draw = models.PositiveSmallIntegerField()
+    reviewed_day = models.DateField()  # the earliest final board a review changed
+    mu_before = models.FloatField()
+    mu_after = models.FloatField(null=True, blank=True)  # null while the draw is rated again
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # One open notice per player and draw: a second review before the first is rated
+            # again joins it (the earlier day, the first rating before).
+            models.UniqueConstraint(
+                fields=["user", "draw"],
+                condition=models.Q(mu_after__isnull=True),
+                name="games_ratingnotice_one_open",
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "-created_at"], name="games_ratingnotice_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} draw {self.draw}: review of {self.reviewed_day}"
+
+
 class BadgeKind(models.TextChoices):
     """What a badge rewards (games.daily.services.badges)."""
 

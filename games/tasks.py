@@ -65,10 +65,22 @@ def close_due_boards() -> int:
 @timed_job
 def rate_draw(draw: int, since: str | None = None) -> int:
     """Bring a draw's ratings up to date with its final boards, rating again every board from
-    the day `since` on (ISO date); returns how many boards it rated."""
-    return ratings.ratings_update(
-        draw=draw, since=date.fromisoformat(since) if since is not None else None
+    the day `since` on (ISO date); returns how many boards it rated. A run starts no board
+    after `RATE_DRAW_BUDGET_S` and queues itself for the rest: a review a month back on big
+    boards takes several runs, each well inside the time limit (each board commits alone)."""
+    rated = ratings.ratings_update(
+        draw=draw,
+        since=date.fromisoformat(since) if since is not None else None,
+        budget_s=RATE_DRAW_BUDGET_S,
     )
+    if ratings.ratings_pending(draw):
+        rate_draw.delay(draw)
+    return rated
+
+
+# Seconds after which a rating run starts no further board: a board of 100,000 entries takes
+# about 30 s (docs/benchmarks.md), so a run ends well inside the 600 s soft limit.
+RATE_DRAW_BUDGET_S = 300
 
 
 @shared_task(acks_late=True)

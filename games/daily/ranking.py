@@ -2,9 +2,10 @@
 encodings derived from it: SQL for the ranking job and the board's pages, text for the live
 ranks kept in Redis (`games.daily.live`).
 
-Won games first; then the leaderboard score, higher first; then fewer moves; then shorter
-time; then the earlier finish. Games equal on all five share a rank (1, 2, 2, 4); among them,
-positions on a page follow the game id.
+Won games first, aborts last (`is_abort`: an attempt given up within a few moves with no
+card on a foundation, which never started, as lichess calls it); then the leaderboard score,
+higher first; then fewer moves; then shorter time; then the earlier finish. Games equal on all
+of them share a rank (1, 2, 2, 4); among them, positions on a page follow the game id.
 """
 
 from __future__ import annotations
@@ -24,19 +25,39 @@ _FINISH_DIGITS = 17  # microseconds since 1970
 _ID_DIGITS = 20
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
+# An attempt that ended with fewer moves than this (draws and undos count) and no card on a
+# foundation is an abort: it ranks below every entry that played and counts for no rating.
+ABORT_MOVES = 10
+
+
+def is_abort(*, won: bool, moves: int, foundations: int) -> bool:
+    """Whether a finished attempt never started (`ABORT_MOVES`).
+
+    >>> is_abort(won=False, moves=3, foundations=0), is_abort(won=False, moves=3, foundations=1)
+    (True, False)
+    """
+    return not won and moves < ABORT_MOVES and foundations == 0
+
 
 def rank_key(
-    *, won: bool, score: int | None, moves: int, elapsed_ms: int, finished_at: datetime
+    *,
+    won: bool,
+    score: int | None,
+    moves: int,
+    foundations: int,
+    elapsed_ms: int,
+    finished_at: datetime,
 ) -> tuple[int, int, int, int, datetime]:
     """A finished game's place in the ranking order: a smaller key ranks higher, and games
     with equal keys share a rank. A missing leaderboard score counts as 0.
 
     >>> at = datetime(2026, 12, 3, tzinfo=UTC)
-    >>> rank_key(won=True, score=10, moves=99, elapsed_ms=1, finished_at=at) < rank_key(
-    ...     won=False, score=900, moves=1, elapsed_ms=1, finished_at=at)
+    >>> rank_key(won=True, score=10, moves=99, foundations=52, elapsed_ms=1, finished_at=at) < (
+    ...     rank_key(won=False, score=900, moves=1, foundations=1, elapsed_ms=1, finished_at=at))
     True
     """
-    return (0 if won else 1, -(score or 0), moves, elapsed_ms, finished_at)
+    part = 0 if won else 2 if is_abort(won=won, moves=moves, foundations=foundations) else 1
+    return (part, -(score or 0), moves, elapsed_ms, finished_at)
 
 
 def game_rank_fields(game: Any) -> dict[str, Any]:
@@ -47,6 +68,7 @@ def game_rank_fields(game: Any) -> dict[str, Any]:
         "won": game.status == "won",
         "score": game.leaderboard_score,
         "moves": game.moves,
+        "foundations": game.foundations,
         "elapsed_ms": game.elapsed_ms,
         "finished_at": game.finished_at,
     }
@@ -57,30 +79,44 @@ def game_rank_key(game: Any) -> tuple[int, int, int, int, datetime]:
     return rank_key(**game_rank_fields(game))
 
 
-def rank_key_sql(*, won: str, score: str) -> str:
-    """The key's first two fields from SQL expressions for "won" and the leaderboard score,
-    packed into one exact bigint (1 bit and 32 bits) that sorts higher first: much faster to
-    sort than two keys, in the same order as won DESC, COALESCE(score, 0) DESC. RANK_TIES
-    follow, ascending."""
-    return f"CASE WHEN {won} THEN 8589934592 ELSE 0 END + CAST(COALESCE({score}, 0) AS bigint)"
+def rank_key_sql(table: str) -> str:
+    """The key's first two fields for the games row `table` (an alias), packed into one exact
+    bigint that sorts higher first: won, played or aborted (2^33 apart) plus the leaderboard
+    score (below 2^32). Much faster to sort than two keys, in the same order as the key's
+    first two fields. RANK_TIES follow, ascending."""
+    won = f"{table}.status = 'won'"
+    aborted = f"{table}.moves < {ABORT_MOVES} AND {table}.foundations = 0"
+    part = f"CASE WHEN {won} THEN 8589934592 WHEN {aborted} THEN -8589934592 ELSE 0 END"
+    return f"{part} + CAST(COALESCE({table}.leaderboard_score, 0) AS bigint)"
 
 
 def rank_key_text(
-    *, won: bool, score: int | None, moves: int, elapsed_ms: int, finished_at: datetime
+    *,
+    won: bool,
+    score: int | None,
+    moves: int,
+    foundations: int,
+    elapsed_ms: int,
+    finished_at: datetime,
 ) -> str:
     """`rank_key` as text whose byte order is the key's order (equal keys, equal texts): what
     Redis's lexicographic ranges compare.
 
     :raises ValueError: a figure outside the text's fixed widths.
     """
-    _won, minus_score, moves, elapsed_ms, finished = rank_key(
-        won=won, score=score, moves=moves, elapsed_ms=elapsed_ms, finished_at=finished_at
+    part, minus_score, moves, elapsed_ms, finished = rank_key(
+        won=won,
+        score=score,
+        moves=moves,
+        foundations=foundations,
+        elapsed_ms=elapsed_ms,
+        finished_at=finished_at,
     )
     if not -_SCORE_LIMIT < minus_score < _SCORE_LIMIT:
         raise ValueError(f"a leaderboard score of {score} is out of the ranking's range")
     microseconds = (finished - _EPOCH) // timedelta(microseconds=1)
     fields = (
-        (_won, 1),
+        (part, 1),
         (minus_score + _SCORE_LIMIT, _SCORE_DIGITS),
         (moves, _MOVES_DIGITS),
         (elapsed_ms, _TIME_DIGITS),

@@ -20,8 +20,9 @@ from config.errors import NotFoundError
 from games import clock, engine
 from games import selectors as game_selectors
 from games.daily import live
+from games.daily import rating as rating_model
 from games.daily.ranking import RANK_TIES, game_rank_key, rank_key_sql
-from games.daily.rating import PROVISIONAL_BOARDS, Skill, ranks_of, skill_after_idle
+from games.daily.rating import Skill, is_provisional, ranks_of, skill_after_idle
 from games.models import (
     OFF_FINAL_BOARD,
     OFF_OPEN_BOARD,
@@ -33,6 +34,7 @@ from games.models import (
     LeaderboardEntry,
     Rating,
     RatingChange,
+    RatingNotice,
     draw_boards,
 )
 
@@ -351,7 +353,7 @@ def _my_entry(*, daily: DailyDeal, user: User | AnonymousUser) -> dict[str, Any]
 def _rank_tuple(alias: str) -> str:
     """The ranking order (`games.daily.ranking`, then the game id) as the columns of an
     ascending tuple, for the game `alias`."""
-    key = rank_key_sql(won=f"{alias}.status = 'won'", score=f"{alias}.leaderboard_score")
+    key = rank_key_sql(alias)
     ties = ", ".join(f"{alias}.{column}" for column in RANK_TIES)
     return f"-({key}), {ties}, {alias}.id"
 
@@ -461,8 +463,8 @@ def _rating_figures(rating: Rating, *, today: date) -> dict[str, Any]:
         "rating": round(skill.mu),
         "deviation": round(skill.sigma),
         "boards": rating.boards,
-        "provisional": rating.boards < PROVISIONAL_BOARDS,
-        "provisional_boards": PROVISIONAL_BOARDS,
+        "provisional": is_provisional(rating.sigma),
+        "provisional_deviation": round(rating_model.PROVISIONAL_SIGMA),
     }
 
 
@@ -570,11 +572,32 @@ def _following_ratings(
     }
 
 
+# A review's notice shows on the profile for this many days.
+REVIEW_NOTICE_DAYS = 30
+
+
 def user_ratings(*, user: User, now: datetime) -> list[dict[str, Any]]:
-    """A player's rating in each draw they have one, with its place among the established."""
+    """A player's rating in each draw they have one, with its place among the established and
+    the latest change a review made to it (`RatingNotice`, closed in the last
+    REVIEW_NOTICE_DAYS days)."""
     today = clock.today(now)
+    reviews: dict[int, dict[str, Any]] = {}
+    notices = RatingNotice.objects.filter(
+        user=user, mu_after__isnull=False, created_at__gte=now - timedelta(days=REVIEW_NOTICE_DAYS)
+    ).order_by("created_at", "id")
+    for notice in notices:
+        assert notice.mu_after is not None
+        reviews[notice.draw] = {
+            "date": notice.reviewed_day,
+            "change": round(notice.mu_after) - round(notice.mu_before),
+        }
     return [
-        {"draw": rating.draw, "rank": rating.position, **_rating_figures(rating, today=today)}
+        {
+            "draw": rating.draw,
+            "rank": rating.position,
+            **_rating_figures(rating, today=today),
+            "review": reviews.get(rating.draw),
+        }
         for rating in Rating.objects.filter(user=user, draw__in=rating_draws()).order_by("draw")
     ]
 

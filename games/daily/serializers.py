@@ -113,16 +113,17 @@ class StreaksSerializer(serializers.Serializer[dict[str, Any]]):
 class RatingFiguresSerializer(serializers.Serializer[dict[str, Any]]):
     rating = serializers.IntegerField(help_text="The estimated skill (a newcomer's is 1500).")
     deviation = serializers.IntegerField(
-        help_text="Its uncertainty, one standard deviation: 500 for a newcomer; it shrinks with "
-        "every board played and grows with every day missed."
+        help_text="Its uncertainty, one standard deviation: 350 for a newcomer; it shrinks with "
+        "every board played and grows with every day missed. The skill lies within two "
+        "deviations of the rating about 19 times in 20."
     )
     boards = serializers.IntegerField(help_text="Final boards that rated it.")
     provisional = serializers.BooleanField(
-        help_text="Rated by fewer than `provisional_boards` boards: shown, but not on the "
-        "rating leaderboard."
+        help_text="Its deviation after its last board is above `provisional_deviation`: "
+        "shown, but not on the rating leaderboard."
     )
-    provisional_boards = serializers.IntegerField(
-        help_text="How many boards rate a rating before it is established (5)."
+    provisional_deviation = serializers.IntegerField(
+        help_text="The deviation at or below which a rating is established (110)."
     )
 
 
@@ -156,10 +157,24 @@ class RatingLeaderboardSerializer(serializers.Serializer[dict[str, Any]]):
     me = RatingMeSerializer(allow_null=True, help_text="null for a guest or an unrated player.")
 
 
+class RatingReviewSerializer(serializers.Serializer[dict[str, Any]]):
+    date = serializers.DateField(
+        help_text="The day of the earliest final board the review changed."
+    )
+    change = serializers.IntegerField(help_text="What rating the review changed, in points.")
+
+
 class UserRatingSerializer(RatingFiguresSerializer):
     draw = serializers.IntegerField()
     rank = serializers.IntegerField(
-        allow_null=True, help_text="On the draw's rating leaderboard; null while provisional."
+        allow_null=True,
+        help_text="On the draw's rating leaderboard; null while provisional, and after "
+        "14 days without a board until the player plays again.",
+    )
+    review = RatingReviewSerializer(
+        allow_null=True,
+        help_text="When a fair-play review of a final board changed this rating in the last "
+        '30 days: the latest such change ("+12 after a review of 3 Dec"); else null.',
     )
 
 

@@ -56,7 +56,7 @@ def _ranked_rows_sql(*, final: bool) -> str:
             SELECT sorted.game_id, RANK() OVER w AS rank, ROW_NUMBER() OVER w AS position
             FROM (
                 SELECT g.id AS game_id,
-                       {rank_key_sql(won="g.status = 'won'", score="g.leaderboard_score")} AS k,
+                       {rank_key_sql("g")} AS k,
                        {", ".join(f"g.{column}" for column in RANK_TIES)}
                 FROM {Game._meta.db_table} g
                 WHERE g.daily_id = %s AND g.status <> 'playing'

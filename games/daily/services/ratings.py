@@ -4,7 +4,8 @@ rating job from final boards, in date order, one draw at a time."""
 from __future__ import annotations
 
 import logging
-from datetime import date
+import time
+from datetime import date, timedelta
 from typing import Any
 
 from django.db import connection, transaction
@@ -12,8 +13,15 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config.hooks import Hook
-from games.daily.ranking import game_rank_key
-from games.daily.rating import PROVISIONAL_BOARDS, Skill, board_update, ranks_of, skill_after_idle
+from games.daily import rating as rating_model
+from games.daily.ranking import game_rank_key, is_abort
+from games.daily.rating import (
+    IDLE_DAYS_OFF_BOARD,
+    Skill,
+    board_update,
+    ranks_of,
+    skill_after_idle,
+)
 from games.daily.services.badges import badges_recount
 from games.models import (
     OFF_FINAL_BOARD,
@@ -22,6 +30,7 @@ from games.models import (
     Game,
     Rating,
     RatingChange,
+    RatingNotice,
     draw_boards,
 )
 
@@ -35,19 +44,26 @@ _BATCH = 2000
 ratings_queue: Hook[[int, date | None]] = Hook("games.daily.services.ratings.ratings_queue")
 
 
-def ratings_update(*, draw: int, since: date | None = None) -> int:
+def ratings_update(*, draw: int, since: date | None = None, budget_s: float | None = None) -> int:
     """Bring a draw's ratings up to date with its final boards; returns how many boards it
     rated.
 
     The boards count in (date, mode) order. It rates every final board not rated yet and, when
     `since` is given (a review changed a final board of that day), every board from `since` on
-    again: their changes are deleted, each player's rating goes back to what it was before
-    them, and they are rated anew. Then it numbers the draw's established ratings, and counts
-    the badges of the boards' players again (`badges_recount`).
+    again. First, in one transaction, it rewinds: the changes of every rated board from the
+    first stale one on are deleted and their players set back to their last change before
+    them (a review opens each touched player's `RatingNotice` with the rating before). Then it
+    rates the unrated boards one by one, each in a transaction of its own that also numbers
+    the draw's leaderboard positions and counts the board's players' badges again, so a review
+    a month back never needs one transaction longer than a board. With `budget_s`, it starts
+    no board after that many seconds; the caller queues the rest (`ratings_pending`). The last
+    board closes the draw's open notices.
 
-    One transaction, with the draw's lock: two runs never interleave, and a run that stops
-    half-way leaves nothing. Idempotent, so the job can be retried (`acks_late`).
+    Each step takes the draw's lock: two runs never interleave, and a run that stops half-way
+    leaves every board rated or not, never half. Idempotent, so the job can be retried
+    (`acks_late`), and a killed run goes on where it stopped.
     """
+    started = time.monotonic()
     with transaction.atomic():
         _draw_lock(draw)
         boards = DailyDeal.objects.filter(draw_boards(draw), finalized_at__isnull=False)
@@ -57,19 +73,85 @@ def ratings_update(*, draw: int, since: date | None = None) -> int:
         first = stale.order_by("date", "mode").first()
         if first is None:
             return 0
-        redo = list(
+        rewound = list(
             boards.filter(Q(date__gt=first.date) | Q(date=first.date, mode__gte=first.mode))
+            .filter(rated_at__isnull=False)
             .order_by("date", "mode")
             .only("pk", "date", "mode")
         )
-        _ratings_rewind(draw=draw, boards=redo)
-        for board in redo:
+        if rewound:
+            if since is not None:
+                _notices_open(draw=draw, boards=rewound, reviewed_day=since)
+            _ratings_rewind(draw=draw, boards=rewound)
+            DailyDeal.objects.filter(pk__in=[b.pk for b in rewound]).update(rated_at=None)
+    rated = 0
+    while budget_s is None or time.monotonic() - started < budget_s:
+        with transaction.atomic():
+            _draw_lock(draw)
+            unrated = DailyDeal.objects.filter(
+                draw_boards(draw), finalized_at__isnull=False, rated_at__isnull=True
+            ).order_by("date", "mode")
+            board = unrated.only("pk", "date", "mode").first()
+            if board is None:
+                break
             _board_rate(board, draw=draw)
-        _positions_number(draw)
-        # After the ratings: a rating milestone is one of the badges.
-        badges_recount(users=Game.objects.filter(daily__in=[b.pk for b in redo]).values("user_id"))
-    logger.info("rated %d board(s) of draw %d from %s", len(redo), draw, first.date)
-    return len(redo)
+            _positions_number(draw, day=board.date)
+            # After the ratings: a rating milestone is one of the badges.
+            badges_recount(users=Game.objects.filter(daily=board).values("user_id"))
+            if not unrated.exists():
+                _notices_close(draw=draw)
+            rated += 1
+    logger.info("rated %d board(s) of draw %d from %s", rated, draw, first.date)
+    return rated
+
+
+def ratings_pending(draw: int) -> bool:
+    """Whether a final board of the draw waits for its ratings (a run stopped by its budget)."""
+    return DailyDeal.objects.filter(
+        draw_boards(draw), finalized_at__isnull=False, rated_at__isnull=True
+    ).exists()
+
+
+def _notices_open(*, draw: int, boards: list[DailyDeal], reviewed_day: date) -> None:
+    """Open a notice for every player the rewound boards rated, with their rating now; a
+    player with an open notice keeps it, with the earlier day."""
+    open_notices = RatingNotice.objects.filter(draw=draw, mu_after__isnull=True)
+    open_notices.filter(reviewed_day__gt=reviewed_day).update(reviewed_day=reviewed_day)
+    noticed = set(open_notices.values_list("user_id", flat=True))
+    touched = Rating.objects.filter(
+        draw=draw,
+        user_id__in=RatingChange.objects.filter(daily__in=[b.pk for b in boards]).values("user_id"),
+    )
+    RatingNotice.objects.bulk_create(
+        [
+            RatingNotice(user_id=user_id, draw=draw, reviewed_day=reviewed_day, mu_before=mu)
+            for user_id, mu in touched.values_list("user_id", "mu")
+            if user_id not in noticed
+        ],
+        batch_size=_BATCH,
+    )
+
+
+def _notices_close(*, draw: int) -> None:
+    """Close the draw's open notices with each player's rating now; delete those whose shown
+    rating did not change, and those of players left with no rating."""
+    ratings = dict(
+        Rating.objects.filter(
+            draw=draw,
+            user_id__in=RatingNotice.objects.filter(draw=draw, mu_after__isnull=True).values(
+                "user_id"
+            ),
+        ).values_list("user_id", "mu")
+    )
+    closed = []
+    for notice in RatingNotice.objects.filter(draw=draw, mu_after__isnull=True):
+        after = ratings.get(notice.user_id)
+        if after is None or round(after) == round(notice.mu_before):
+            notice.delete()
+            continue
+        notice.mu_after = after
+        closed.append(notice)
+    RatingNotice.objects.bulk_update(closed, ["mu_after"], batch_size=_BATCH)
 
 
 _LOCK_SPACE = 0x72617469  # "rati": the advisory locks of the rating runs, one per draw
@@ -123,15 +205,30 @@ def _ratings_rewind(*, draw: int, boards: list[DailyDeal]) -> None:
 def counted_entries(board: DailyDeal) -> list[tuple[Game, tuple[Any, ...]]]:
     """The entries of a final board that count for ratings, with their ranking keys, in
     ranking order: its finished games but those off the final board (confirmed, or withheld
-    on conclusive evidence) and those still under review."""
+    on conclusive evidence), those still under review, and aborts (`is_abort`: an attempt that
+    never started neither gains nor gives rating, so resigning at once buys nobody anything)."""
     games = (
         Game.objects.filter(daily=board)
         .exclude(status=Game.Status.PLAYING)
         .exclude(OFF_FINAL_BOARD)
         .exclude(UNDER_REVIEW)
-        .only("user_id", "status", "leaderboard_score", "moves", "elapsed_ms", "finished_at")
+        .only(
+            "user_id",
+            "status",
+            "leaderboard_score",
+            "moves",
+            "foundations",
+            "elapsed_ms",
+            "finished_at",
+        )
     )
-    keyed = [(game, game_rank_key(game)) for game in games]
+    keyed = [
+        (game, game_rank_key(game))
+        for game in games
+        if not is_abort(
+            won=game.status == Game.Status.WON, moves=game.moves, foundations=game.foundations
+        )
+    ]
     keyed.sort(key=lambda entry: (entry[1], entry[0].pk))
     return keyed
 
@@ -195,23 +292,31 @@ def _board_rate(board: DailyDeal, *, draw: int) -> None:
     DailyDeal.objects.filter(pk=board.pk).update(rated_at=timezone.now())
 
 
-def _positions_number(draw: int) -> None:
-    """Number the draw's established ratings 1, 2, 3, ... by rating (then user id), and clear
-    the position of provisional ones; only rows whose position changes are written."""
+def _positions_number(draw: int, *, day: date) -> None:
+    """Number the draw's established ratings 1, 2, 3, ... by rating (then user id), as of the
+    board of `day`: those whose deviation is at most `rating.PROVISIONAL_SIGMA` and who played
+    a board in the `IDLE_DAYS_OFF_BOARD` days to `day`. The position of the others is cleared;
+    only rows whose position changes are written."""
     table = connection.ops.quote_name(Rating._meta.db_table)
+    listed = "sigma <= %s AND last_board >= %s"
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
             UPDATE {table} SET position = numbered.place
             FROM (
-                SELECT id, CASE WHEN boards >= %s
+                SELECT id, CASE WHEN {listed}
                     THEN ROW_NUMBER() OVER (
-                        PARTITION BY boards >= %s ORDER BY mu DESC, user_id ASC)
+                        PARTITION BY {listed} ORDER BY mu DESC, user_id ASC)
                     END AS place
                 FROM {table} WHERE draw = %s
             ) numbered
             WHERE {table}.id = numbered.id
               AND {table}.position IS DISTINCT FROM numbered.place
             """,
-            [PROVISIONAL_BOARDS, PROVISIONAL_BOARDS, draw],
+            [*_listed(day), *_listed(day), draw],
         )
+
+
+def _listed(day: date) -> tuple[float, date]:
+    """The parameters of "on the rating leaderboard as of `day`"."""
+    return (rating_model.PROVISIONAL_SIGMA, day - timedelta(days=IDLE_DAYS_OFF_BOARD))

@@ -61,6 +61,7 @@ def finished_attempt(make_user: Callable[..., Any]) -> Callable[..., Game]:
         elapsed_ms: int,
         undos: int = 0,
         finished_offset_ms: int = 0,
+        foundations: int | None = None,
     ) -> Game:
         user, _ = make_user(username)
         game, _ = daily_attempts.daily_start(user=user, day=daily.date, mode=daily.mode)
@@ -71,6 +72,8 @@ def finished_attempt(make_user: Callable[..., Any]) -> Callable[..., Game]:
             leaderboard_score=score,
             moves=moves,
             undos=undos,
+            # A card on a foundation unless told: a loss with few moves is then no abort.
+            foundations=(52 if won else 1) if foundations is None else foundations,
             elapsed_ms=elapsed_ms,
             finished_at=finished,
         )
@@ -103,3 +106,15 @@ def play_board(clock: Any) -> Any:
         return daily
 
     return play
+
+
+# Boards of a few players say little, so a test rating would take a score of them to settle
+# (rules: deviation at most rating.PROVISIONAL_SIGMA); with `settle_fast` one board does.
+SETTLING_BOARDS = 2
+
+
+@pytest.fixture
+def settle_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    from games.daily import rating
+
+    monkeypatch.setattr(rating, "PROVISIONAL_SIGMA", 280.0)

@@ -10,8 +10,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import Follow
-from games.daily.rating import PROVISIONAL_BOARDS
 from games.daily.services import ratings
+from tests.games.daily.conftest import SETTLING_BOARDS
 
 pytestmark = pytest.mark.django_db
 
@@ -19,12 +19,12 @@ START = date(2026, 10, 1)
 
 
 @pytest.fixture
-def field(make_user: Any, play_board: Any) -> dict[str, Any]:
-    """Five players over PROVISIONAL_BOARDS boards, best first: top, ann (me), mid, bob, low.
+def field(make_user: Any, play_board: Any, settle_fast: None) -> dict[str, Any]:
+    """Five players over SETTLING_BOARDS boards, best first: top, ann (me), mid, bob, low.
     Ann follows bob and top; top's profile is private."""
     names = ["top", "ann", "mid", "bob", "low"]
     users = {name: make_user(name) for name in names}
-    for k in range(PROVISIONAL_BOARDS):
+    for k in range(SETTLING_BOARDS):
         results = [(users[n][0], True, 900 - 100 * i) for i, n in enumerate(names)]
         board = play_board(START + timedelta(days=k), results)
     ratings.ratings_update(draw=1)

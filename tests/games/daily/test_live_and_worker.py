@@ -20,7 +20,8 @@ FIGURES = st.fixed_dictionaries(
     {
         "won": st.booleans(),
         "score": st.one_of(st.none(), st.integers(-(2**32) + 1, 2**32 - 1)),
-        "moves": st.integers(0, 10**9),
+        "moves": st.one_of(st.integers(0, 12), st.integers(0, 10**9)),
+        "foundations": st.integers(0, 52),
         "elapsed_ms": st.integers(0, 10**12),
         "finished_at": st.datetimes(
             min_value=datetime(2000, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
@@ -39,7 +40,7 @@ def test_the_text_key_orders_as_the_key(a, b):
 
 def test_tied_members_lie_in_game_id_order():
     text = ranking.rank_key_text(
-        won=True, score=700, moves=90, elapsed_ms=1000, finished_at=at(DAY, 12)
+        won=True, score=700, moves=90, foundations=52, elapsed_ms=1000, finished_at=at(DAY, 12)
     )
     # The id was compared as text, read backwards: 41 came before 40 (issue #38).
     members = [ranking.rank_member_text(text, game_id=n) for n in (9, 40, 41, 100)]

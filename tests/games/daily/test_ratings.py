@@ -4,16 +4,16 @@ that a review, a retry or a recount from scratch gives the same ratings."""
 from __future__ import annotations
 
 import itertools
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import pytest
 
 from games.daily import integrity
-from games.daily.rating import PROVISIONAL_BOARDS, Skill, board_update
+from games.daily.rating import Skill, board_update
 from games.daily.services import closing as daily_closing
 from games.daily.services import ratings
-from games.models import Badge, DailyDeal, FlagReview, Game, Rating, RatingChange
+from games.models import Badge, DailyDeal, FlagReview, Game, Rating, RatingChange, RatingNotice
 
 pytestmark = pytest.mark.django_db
 
@@ -59,9 +59,9 @@ def test_closing_has_the_rating_job_rate_the_board(players, play_board, monkeypa
     assert winner.position is None  # provisional for its first boards
 
 
-def test_ratings_chain_day_after_day_and_become_established(players, play_board):
+def test_ratings_chain_day_after_day_and_become_established(players, play_board, settle_fast):
     a, b, c, d = players
-    for k in range(PROVISIONAL_BOARDS):
+    for k in range(5):
         play_board(START + timedelta(days=k), [(a, True, 600), (b, True, 500), (c, False, 50)])
         ratings.ratings_update(draw=1)
     history = list(RatingChange.objects.filter(user=a).order_by("date"))
@@ -124,7 +124,7 @@ def test_a_review_on_a_final_board_has_its_day_rated_again(players, play_board, 
     assert queued == [(1, START), (1, START)]
 
 
-def test_a_recount_from_scratch_gives_the_same_ratings(players, play_board):
+def test_a_recount_from_scratch_gives_the_same_ratings(players, play_board, settle_fast):
     """A month of boards (every third day skipped by someone), then everything deleted and
     rated again from the logs' outcomes: the same ratings, changes, positions and badges. A run
     rated again from any day gives them too, and so does a retry."""
@@ -150,3 +150,130 @@ def test_a_recount_from_scratch_gives_the_same_ratings(players, play_board):
     assert ratings.ratings_update(draw=1) == 30
     assert (_ratings(), _changes(), _badges()) == (kept, kept_changes, kept_badges)
     assert sorted(p for *_, p in kept.values()) == [1, 2, 3, 4]
+
+
+def _resign_at_once(daily: DailyDeal, user: Any) -> Game:
+    """A ranked attempt given up at move 0 (an abort)."""
+    from games.daily.services import attempts
+
+    game, _ = attempts.daily_start(user=user, day=daily.date, mode=daily.mode)
+    Game.objects.filter(pk=game.pk).update(
+        status="resigned",
+        leaderboard_score=0,
+        moves=0,
+        foundations=0,
+        elapsed_ms=500,
+        finished_at=game.started_at,
+    )
+    return game
+
+
+def test_an_abort_counts_for_no_rating_and_buys_nobody_anything(make_user, play_board, clock):
+    """Ten accounts that resign at move 0 on every board (#49, "Farming"): before, they ranked
+    above every player who played and lost with 0 points, and both gained from it. Now they
+    rate nobody and nobody rates on them: the same ratings as without them, board after board."""
+    honest = [make_user(f"honest{i}")[0] for i in range(4)]
+    sybils = [make_user(f"sybil{i}")[0] for i in range(10)]
+    results = [(honest[0], True, 500), (honest[1], False, 0), (honest[2], False, 0)]
+    alone = []
+    for k in range(3):
+        play_board(START + timedelta(days=k), results)
+        ratings.ratings_update(draw=1)
+        alone.append(_ratings())
+    RatingChange.objects.all().delete()
+    Rating.objects.all().delete()
+    for k in range(3):
+        day = START + timedelta(days=40 + k)
+        from games.daily.services import deals
+
+        daily = deals.daily_deal_get_or_create(day=day, mode="D1N")
+        clock(datetime.combine(day, time(12), tzinfo=UTC))
+        for sybil in sybils:
+            _resign_at_once(daily, sybil)
+        play_board(day, results)
+        ratings.ratings_update(draw=1)
+        now = _ratings()
+        assert not any(name.startswith("sybil") for name in now)
+        assert {n: f[:3] for n, f in now.items()} == {n: f[:3] for n, f in alone[k].items()}
+
+
+def test_an_abort_ranks_below_every_entry_that_played(daily, finished_attempt):
+    from games.daily.services import rankings
+    from games.models import LeaderboardEntry
+
+    played = finished_attempt(daily, username="played", won=False, score=0, moves=40, elapsed_ms=9)
+    quitter = finished_attempt(
+        daily, username="quitter", won=False, score=0, moves=0, elapsed_ms=1, foundations=0
+    )
+    rankings.daily_rank(daily_id=daily.pk)
+    daily.refresh_from_db()
+    ranks = dict(
+        LeaderboardEntry.objects.filter(generation_id=daily.generation_id).values_list(
+            "game_id", "rank"
+        )
+    )
+    assert (ranks[played.pk], ranks[quitter.pk]) == (1, 2)
+
+
+def test_a_review_re_rates_in_steps_and_notices_the_players(players, play_board):
+    """A run with a budget rates as many boards as it may, each committed; the next run goes
+    on; the result equals one run's. Each player whose shown rating moved gets a notice."""
+    a, b, c, _ = players
+    for k in range(4):
+        play_board(START + timedelta(days=k), [(a, True, 600), (b, True, 500), (c, False, 0)])
+    first = DailyDeal.objects.get(date=START)
+    ratings.ratings_update(draw=1)
+    before = _ratings()
+    flagged = Game.objects.get(daily=first, user=a)
+    integrity.game_flag(game_id=flagged.pk, reasons=["looked odd"], conclusive=True)
+    integrity.game_flag_review(game_id=flagged.pk, review=FlagReview.CONFIRMED)
+
+    assert ratings.ratings_update(draw=1, since=START, budget_s=0) == 0
+    assert ratings.ratings_pending(1) and RatingNotice.objects.filter(mu_after=None).count() == 3
+    assert ratings.ratings_update(draw=1) == 4 and not ratings.ratings_pending(1)
+    stepped, stepped_changes = _ratings(), _changes()
+
+    RatingChange.objects.all().delete()
+    Rating.objects.all().delete()
+    DailyDeal.objects.update(rated_at=None)
+    ratings.ratings_update(draw=1)
+    assert (_ratings(), _changes()) == (stepped, stepped_changes)
+
+    notices = {n.user.username: n for n in RatingNotice.objects.select_related("user")}
+    assert set(notices) == {"rater0", "rater1", "rater2"}
+    for name, notice in notices.items():
+        assert notice.reviewed_day == START and notice.mu_after is not None
+        assert round(notice.mu_before) == round(before[name][0])
+        assert round(notice.mu_after) != round(notice.mu_before)
+
+
+def test_the_profile_shows_a_reviews_change(players, play_board, api_client):
+    a, b, c, _ = players
+    first = play_board(START, [(a, True, 600), (b, True, 500), (c, False, 0)])
+    ratings.ratings_update(draw=1)
+    before = round(Rating.objects.get(user=b, draw=1).mu)
+    flagged = Game.objects.get(daily=first, user=a)
+    integrity.game_flag(game_id=flagged.pk, reasons=["looked odd"], conclusive=True)
+    integrity.game_flag_review(game_id=flagged.pk, review=FlagReview.CONFIRMED)
+    ratings.ratings_update(draw=1, since=START)
+    after = round(Rating.objects.get(user=b, draw=1).mu)
+    review = api_client.get(f"/api/v1/users/{b.username}").json()["ratings"][0]["review"]
+    assert review == {"date": START.isoformat(), "change": after - before} and after > before
+
+
+def test_an_idle_rating_leaves_the_rating_board_until_it_plays_again(
+    players, play_board, settle_fast
+):
+    a, b, c, d = players
+    assert d.username not in _ratings()
+    for k in range(3):
+        play_board(START + timedelta(days=k), [(a, True, 600), (b, True, 500), (c, False, 0)])
+    ratings.ratings_update(draw=1)
+    assert [_ratings()[p.username][3] for p in (a, b, c)] == [1, 2, 3]
+    day = START + timedelta(days=2 + 15)  # a and b played; c has been away 15 days
+    play_board(day, [(a, True, 600), (b, True, 500), (d, False, 0)])
+    ratings.ratings_update(draw=1)
+    assert _ratings()["rater2"][3] is None and _ratings()["rater0"][3] == 1
+    play_board(day + timedelta(days=1), [(c, True, 600), (a, True, 500), (b, False, 0)])
+    ratings.ratings_update(draw=1)
+    assert _ratings()["rater2"][3] is not None

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from games.daily.rating import PROVISIONAL_BOARDS
 from games.daily.selectors import PAGE_SIZE
 from games.daily.services import ratings
 from games.models import Rating
+from tests.games.daily.conftest import SETTLING_BOARDS
 
 pytestmark = pytest.mark.django_db
 
@@ -26,14 +26,14 @@ def _client(token: str) -> APIClient:
 
 
 @pytest.fixture
-def rated(make_user: Any, play_board: Any) -> dict[str, Any]:
-    """Three players over PROVISIONAL_BOARDS boards (alpha first, then beta, then gamma), and
+def rated(make_user: Any, play_board: Any, settle_fast: None) -> dict[str, Any]:
+    """Three players over SETTLING_BOARDS boards (alpha first, then beta, then gamma), and
     a newcomer on the last one only: established ratings for the three."""
     names = ["alpha", "beta", "gamma", "newbie"]
     users = {name: make_user(name) for name in names}
-    for k in range(PROVISIONAL_BOARDS):
+    for k in range(SETTLING_BOARDS):
         field = [(users[n][0], n != "gamma", 500 - 100 * i) for i, n in enumerate(names[:3])]
-        if k == PROVISIONAL_BOARDS - 1:
+        if k == SETTLING_BOARDS - 1:
             field.append((users["newbie"][0], False, 0))
         board = play_board(START + timedelta(days=k), field)
     ratings.ratings_update(draw=1)
@@ -47,8 +47,8 @@ def test_the_rating_leaderboard_lists_established_ratings_best_first(rated, api_
     ]  # fmt: skip
     assert body["count"] == 3 and body["pages"] == 1 and body["me"] is None
     first = body["entries"][0]
-    assert first["rating"] > 1500 and 0 < first["deviation"] < 500
-    assert first["boards"] == PROVISIONAL_BOARDS and first["provisional"] is False
+    assert first["rating"] > 1500 and 0 < first["deviation"] < 350
+    assert first["boards"] == SETTLING_BOARDS and first["provisional"] is False
     assert body["updated_at"] is not None
 
 
@@ -60,15 +60,15 @@ def test_me_for_an_established_and_a_provisional_player(rated):
     me = _client(key).get("/api/v1/leaderboards/ratings/1").json()["me"]
     assert me["rank"] is None and me["percentile"] is None
     assert me["provisional"] is True and me["boards"] == 1 and me["rating"] < 1500
-    # The threshold is in the answer: a client needs no constant of its own to say "1 of 5".
-    assert me["provisional_boards"] == PROVISIONAL_BOARDS
+    # The threshold is in the answer: a client needs no constant of its own.
+    assert me["provisional_deviation"] == 280 and me["deviation"] > 280
 
 
 def test_around_me_pages_to_the_callers_row(make_user, rated):
     for i in range(2 * PAGE_SIZE):
         user, _ = make_user(f"filler{i}")
         Rating.objects.create(user=user, draw=1, mu=5000 - i, sigma=80, boards=9, last_board=START)
-    ratings._positions_number(1)
+    ratings._positions_number(1, day=START)
     _, key = rated["users"]["gamma"]
     body = _client(key).get("/api/v1/leaderboards/ratings/1?around=me").json()
     assert body["page"] == 3 and body["me"]["rank"] == 2 * PAGE_SIZE + 3
@@ -95,7 +95,7 @@ def test_bad_input_gets_a_clear_error(rated, api_client, path, status, code):
 def test_the_history_charts_every_board(rated, api_client):
     points = api_client.get("/api/v1/users/alpha/ratings/1").json()["points"]
     assert [p["date"] for p in points] == [
-        (START + timedelta(days=k)).isoformat() for k in range(PROVISIONAL_BOARDS)
+        (START + timedelta(days=k)).isoformat() for k in range(SETTLING_BOARDS)
     ]
     assert all(p["rank"] == 1 and p["change"] > 0 and p["mode"] == "D1N" for p in points)
     assert points[0]["rating"] == 1500 + points[0]["change"]
