@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from games.daily import rating as rating_model
 from games.models import (
     OFF_FINAL_BOARD,
     UNDER_REVIEW,
@@ -91,10 +92,13 @@ def _top_finishes(earned: Earned, users: Users) -> None:
 
 
 def _rating_milestones(earned: Earned, users: Users) -> None:
-    """A rating milestone: a board after which the player's rating (shown, rounded) reached it."""
+    """A rating milestone: a board after which the player's rating (shown, rounded) reached it,
+    established (a provisional rating still swings by hundreds on one lucky board)."""
     lowest = min(RATING_BADGES)
     changes = RatingChange.objects.filter(
-        user_id__in=users, mu_after__gte=lowest - 0.5
+        user_id__in=users,
+        mu_after__gte=lowest - 0.5,
+        sigma_after__lte=rating_model.PROVISIONAL_SIGMA,
     ).values_list("user_id", "daily_id", "date", "daily__mode", "mu_after")
     for user_id, daily_id, day, mode, mu in changes.iterator(chunk_size=5000):
         for milestone, kind in RATING_BADGES.items():

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from games.daily import integrity
+from games.daily import integrity, rating
 from games.daily.services import ratings
 from games.daily.services.badges import badges_recount
 from games.models import Badge, BadgeKind, FlagReview, Game, RatingChange
@@ -27,7 +27,7 @@ def _badges(user: Any = None) -> dict[tuple[str, str], date]:
 
 
 @pytest.fixture
-def month(make_user: Any, play_board: Any) -> dict[str, Any]:
+def month(make_user: Any, play_board: Any, settle_fast: None) -> dict[str, Any]:
     """Eight days: ace wins every day (with undos on day 1), deuce wins days 3 (under par) and
     5; twelve extras lose each day, so ranks go past 10. Every other game is over par."""
     ace, _ = make_user("ace")
@@ -55,7 +55,9 @@ def test_each_badge_on_the_first_board_that_earns_it(month):
     assert ("ace", BadgeKind.STREAK_30) not in ace and ("ace", BadgeKind.UNDER_PAR) not in ace
     assert ace[("ace", BadgeKind.TOP_10)] == START
     first_milestone = (
-        RatingChange.objects.filter(user=month["ace"], mu_after__gte=1699.5)
+        RatingChange.objects.filter(
+            user=month["ace"], mu_after__gte=1699.5, sigma_after__lte=rating.PROVISIONAL_SIGMA
+        )
         .order_by("date")
         .first()
     )
@@ -97,3 +99,15 @@ def test_the_profile_lists_badges_in_the_readers_language(month):
         START.isoformat(),
         "D1N",
     )
+
+
+def test_a_provisional_rating_earns_no_milestone(make_user, play_board):
+    """One lucky board lifts a newcomer past 1700; the badge waits until the rating is
+    established (#49: 145 of 300 players had reached 1700 within six weeks)."""
+    lucky, _ = make_user("lucky")
+    field = [make_user(f"field{i}")[0] for i in range(20)]
+    play_board(START, [(lucky, True, 900)] + [(u, False, 10 * i) for i, u in enumerate(field)])
+    ratings.ratings_update(draw=1)
+    change = RatingChange.objects.get(user=lucky)
+    assert change.mu_after >= 1700 and rating.is_provisional(change.sigma_after)
+    assert ("lucky", BadgeKind.RATING_1700) not in _badges(lucky)
