@@ -457,7 +457,7 @@ class RatingChange(models.Model):
     daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="rating_changes")
     draw = models.PositiveSmallIntegerField()
     date = models.DateField()  # the board's, so that the history sorts without a join
-    rank = models.PositiveIntegerField()  # among the board's counted entries
+    rank = models.PositiveIntegerField()  # on the final board, as it shows (`board_places`)
     mu_before = models.FloatField()
     sigma_before = models.FloatField()  # grown by the days the player missed
     mu_after = models.FloatField()

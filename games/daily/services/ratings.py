@@ -4,6 +4,7 @@ rating job from final boards, in date order, one draw at a time."""
 from __future__ import annotations
 
 import logging
+from bisect import bisect_left
 from datetime import date
 from typing import Any
 
@@ -136,6 +137,21 @@ def counted_entries(board: DailyDeal) -> list[tuple[Game, tuple[Any, ...]]]:
     return keyed
 
 
+def board_places(board: DailyDeal, entries: list[tuple[Game, tuple[Any, ...]]]) -> list[int]:
+    """The rank each of a final board's counted `entries` (`counted_entries`, in order) has on
+    the board as it shows: among all its entries, those still under review too, so that the
+    rating history, the board, `me` and the calendar say one rank (docs/daily.md, "Ratings")."""
+    reviewed = sorted(
+        game_rank_key(game)
+        for game in Game.objects.filter(UNDER_REVIEW, daily=board)
+        .exclude(status=Game.Status.PLAYING)
+        .exclude(OFF_FINAL_BOARD)
+        .only("status", "leaderboard_score", "moves", "elapsed_ms", "finished_at")
+    )
+    keys = [key for _, key in entries]
+    return [bisect_left(keys, key) + bisect_left(reviewed, key) + 1 for key in keys]
+
+
 def _board_rate(board: DailyDeal, *, draw: int) -> None:
     """Rate one final board as one free-for-all match of its counted entries, ranked as on the
     board (ties as ties), and record every player's change."""
@@ -156,7 +172,8 @@ def _board_rate(board: DailyDeal, *, draw: int) -> None:
         before.append(skill_after_idle(skill, last_board=last, day=board.date))
     after = board_update(before, ranks)
     ratings, changes = [], []
-    for (game, _), rank, old, new in zip(entries, ranks, before, after, strict=True):
+    places = board_places(board, entries)
+    for (game, _), rank, old, new in zip(entries, places, before, after, strict=True):
         user_id = game.user_id
         rating = current.get(user_id)
         boards = (rating.boards if rating is not None else 0) + 1

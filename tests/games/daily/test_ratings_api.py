@@ -129,3 +129,26 @@ def test_nothing_is_rated_while_a_board_is_open(make_user, daily, finished_attem
     assert ratings.ratings_update(draw=1) == 0
     body = api_client.get(f"/api/v1/leaderboards/daily/{daily.date}/D1N").json()
     assert [e["rating"] for e in body["entries"]] == [None]
+
+
+def test_below_an_entry_under_review_the_history_says_the_boards_rank(make_user, play_board):
+    """The entry under review shows on the final board and counts for no rating: below it,
+    the rating history's rank is the board's, as the calendar and `me` say (it was one less)."""
+    from games.daily import integrity
+    from games.models import Game
+
+    ahead, _ = make_user("ahead")
+    suspect, _ = make_user("suspect")
+    below, key = make_user("below")
+    board = play_board(START, [(ahead, True, 900), (suspect, True, 800), (below, True, 700)])
+    flagged = Game.objects.get(daily=board, user=suspect)
+    integrity.game_flag(game_id=flagged.pk, reasons=["shared browser"], conclusive=False)
+    ratings.ratings_update(draw=1)
+    client = _client(key)
+    history = client.get("/api/v1/users/below/ratings/1").json()["points"]
+    calendar = client.get(f"/api/v1/daily/calendar?month={START:%Y-%m}").json()
+    mine = calendar["days"][0]["challenges"][0]["mine"]
+    me = client.get(f"/api/v1/leaderboards/daily/{START}/D1N").json()["me"]
+    assert history[0]["rank"] == mine["rank"] == me["rank"] == 3
+    assert client.get("/api/v1/users/ahead/ratings/1").json()["points"][0]["rank"] == 1
+    assert client.get("/api/v1/users/suspect/ratings/1").json()["points"] == []
