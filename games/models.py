@@ -238,6 +238,10 @@ class DailyDeal(models.Model):
     finalized_at = models.DateTimeField(null=True, blank=True)
     # When the final board last updated its players' ratings (games.daily.services.ratings).
     rated_at = models.DateTimeField(null=True, blank=True)
+    # Its difficulty, as that rating saw it: the entries that counted, and their wins (None
+    # before the board is rated).
+    counted_entries = models.PositiveIntegerField(null=True, blank=True)
+    counted_wins = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [

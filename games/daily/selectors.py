@@ -205,6 +205,7 @@ def daily_leaderboard(
         "final": daily.is_final,
         "following": False,
         "updated_at": daily.ranked_at,
+        "difficulty": board_difficulty(daily),
         "count": count,
         "page": page,
         "pages": pages,
@@ -286,6 +287,7 @@ def _following_board(
         "final": daily.is_final,
         "following": True,
         "updated_at": daily.ranked_at,
+        "difficulty": board_difficulty(daily),
         "count": len(games),
         "page": page,
         "pages": pages,
@@ -451,17 +453,37 @@ def rating_draw_check(draw: int) -> int:
     return draw
 
 
+def is_provisional(*, sigma: float, boards: int) -> bool:
+    """Whether a rating of deviation `sigma` after `boards` boards is still provisional: the
+    one definition the reads ask (docs/daily.md, "Ratings")."""
+    return boards < PROVISIONAL_BOARDS
+
+
+# A rating's likely range: this many deviations either side, about 95 % of the skills the
+# rating may stand for (Glickman's convention for Glicko: r ± 2 RD).
+BAND_DEVIATIONS = 2
+
+
+def rating_band(mu: float, sigma: float) -> tuple[int, int]:
+    """(low, high): where the player's skill likely lies, as shown ("1620, likely between 1540
+    and 1700"); rounded as the rating is."""
+    return round(mu - BAND_DEVIATIONS * sigma), round(mu + BAND_DEVIATIONS * sigma)
+
+
 def _rating_figures(rating: Rating, *, today: date) -> dict[str, Any]:
     """A rating as shown on `today`: its uncertainty grown by the days its player has missed
-    since (`skill_after_idle`)."""
+    since (`skill_after_idle`), and the band it spans."""
     skill = skill_after_idle(
         Skill(rating.mu, rating.sigma), last_board=rating.last_board, day=today
     )
+    low, high = rating_band(skill.mu, skill.sigma)
     return {
         "rating": round(skill.mu),
         "deviation": round(skill.sigma),
+        "low": low,
+        "high": high,
         "boards": rating.boards,
-        "provisional": rating.boards < PROVISIONAL_BOARDS,
+        "provisional": is_provisional(sigma=skill.sigma, boards=rating.boards),
         "provisional_boards": PROVISIONAL_BOARDS,
     }
 
@@ -571,12 +593,34 @@ def _following_ratings(
 
 
 def user_ratings(*, user: User, now: datetime) -> list[dict[str, Any]]:
-    """A player's rating in each draw they have one, with its place among the established."""
+    """A player's rating in each draw they have one, with its place among the established
+    and its percentile there (null while provisional)."""
     today = clock.today(now)
+    rows = list(Rating.objects.filter(user=user, draw__in=rating_draws()).order_by("draw"))
+    counts = _established_counts([r.draw for r in rows if r.position is not None])
     return [
-        {"draw": rating.draw, "rank": rating.position, **_rating_figures(rating, today=today)}
-        for rating in Rating.objects.filter(user=user, draw__in=rating_draws()).order_by("draw")
+        {
+            "draw": rating.draw,
+            "rank": rating.position,
+            "percentile": _percentile(rating.position, counts.get(rating.draw, 0)),
+            **_rating_figures(rating, today=today),
+        }
+        for rating in rows
     ]
+
+
+def _established_counts(draws: list[int]) -> dict[int, int]:
+    """How many established ratings each of `draws` has (its last position); one index
+    look-up per draw, in one query, none without draws."""
+    if not draws:
+        return {}
+    rows = (
+        Rating.objects.filter(draw__in=draws, position__isnull=False)
+        .values("draw")
+        .annotate(last=Max("position"))
+        .values_list("draw", "last")
+    )
+    return dict(rows)
 
 
 # The history a profile charts: at most this many boards, the latest.
@@ -608,6 +652,21 @@ def rating_history(*, user: User, draw: int) -> dict[str, Any]:
             }
             for change in reversed(changes)
         ],
+    }
+
+
+def board_difficulty(daily: DailyDeal) -> dict[str, Any] | None:
+    """A final board's difficulty: its par, and the win rate among the entries that counted
+    for ratings (read from the board, written by the rating job); None while the board is
+    open or not rated yet."""
+    if not daily.is_final or daily.counted_entries is None or daily.counted_wins is None:
+        return None
+    entries, wins = daily.counted_entries, daily.counted_wins
+    return {
+        "par": daily.par,
+        "entries": entries,
+        "wins": wins,
+        "win_rate": round(100.0 * wins / entries, 1) if entries else None,
     }
 
 
@@ -650,6 +709,7 @@ def daily_calendar(*, month: date, user: User | AnonymousUser, now: datetime) ->
             "mode": daily.mode,
             "final": daily.is_final,
             "par": daily.par,
+            "difficulty": board_difficulty(daily),
             "mine": _calendar_result(daily, games.get(daily.pk), player, changes),
         }
         if daily.is_final:

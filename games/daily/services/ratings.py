@@ -152,6 +152,13 @@ def board_places(board: DailyDeal, entries: list[tuple[Game, tuple[Any, ...]]]) 
     return [bisect_left(keys, key) + bisect_left(reviewed, key) + 1 for key in keys]
 
 
+def _board_difficulty(entries: list[tuple[Game, tuple[Any, ...]]]) -> dict[str, int]:
+    """A rated board's difficulty as its final board shows it: its counted entries, and how
+    many of them won."""
+    wins = sum(game.status == Game.Status.WON for game, _ in entries)
+    return {"counted_entries": len(entries), "counted_wins": wins}
+
+
 def _board_rate(board: DailyDeal, *, draw: int) -> None:
     """Rate one final board as one free-for-all match of its counted entries, ranked as on the
     board (ties as ties), and record every player's change."""
@@ -209,7 +216,9 @@ def _board_rate(board: DailyDeal, *, draw: int) -> None:
         update_fields=["mu", "sigma", "boards", "last_board"],
     )
     RatingChange.objects.bulk_create(changes, batch_size=_BATCH)
-    DailyDeal.objects.filter(pk=board.pk).update(rated_at=timezone.now())
+    DailyDeal.objects.filter(pk=board.pk).update(
+        rated_at=timezone.now(), **_board_difficulty(entries)
+    )
 
 
 def _positions_number(draw: int) -> None:
