@@ -1,7 +1,9 @@
 """The ratings on the pages (#40, item 1, the page's side) in English, Croatian, Slovak and
 Polish: the rating board (pages, your row, "Find me", a provisional rating), a final daily
 board's rating changes (and none on an open one), the profile's ratings with their chart, and
-the daily page's rating line. Every figure shown is checked against the API's."""
+the daily page's rating line; and (#49, item 8) each rating in words with its likely band, the
+profile's percentile, and a final board's par and win rate on the board and the calendar.
+Every figure shown is checked against the API's."""
 
 from __future__ import annotations
 
