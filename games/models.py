@@ -238,6 +238,10 @@ class DailyDeal(models.Model):
     finalized_at = models.DateTimeField(null=True, blank=True)
     # When the final board last updated its players' ratings (games.daily.services.ratings).
     rated_at = models.DateTimeField(null=True, blank=True)
+    # Its difficulty, as that rating saw it: the entries that counted, and their wins (None
+    # before the board is rated).
+    counted_entries = models.PositiveIntegerField(null=True, blank=True)
+    counted_wins = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -457,7 +461,7 @@ class RatingChange(models.Model):
     daily = models.ForeignKey(DailyDeal, on_delete=models.CASCADE, related_name="rating_changes")
     draw = models.PositiveSmallIntegerField()
     date = models.DateField()  # the board's, so that the history sorts without a join
-    rank = models.PositiveIntegerField()  # among the board's counted entries
+    rank = models.PositiveIntegerField()  # on the final board, as it shows (`board_places`)
     mu_before = models.FloatField()
     sigma_before = models.FloatField()  # grown by the days the player missed
     mu_after = models.FloatField()

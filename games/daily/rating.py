@@ -18,7 +18,7 @@ steps (Ebtekar and Liu, 2021) with a Gaussian update, so that a rating is a mean
 So a rating's change depends on how the player did against the ratings they met: beating
 players rated far below changes nothing, a lower-rated winner gains more than a higher-rated
 one, and each tied player moves by their own deviation, the expected update over the tie's
-orders (exact for ties up to `_TIE_EXACT`, sampled above).
+orders (exact for ties up to `_TIE_EXACT`; above, every place with the others' mean weight).
 
 No Django here: the service (games.daily.services.ratings) reads and writes the rows.
 """
@@ -26,7 +26,6 @@ No Django here: the service (games.daily.services.ratings) reads and writes the 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -58,7 +57,6 @@ IDLE_DAYS_OFF_BOARD = 14
 _LOGISTIC = math.sqrt(3.0) / math.pi  # a logistic's scale per unit of deviation
 _GRID_LIMIT = 20_001  # points of the board's performance curve, at most
 _TIE_EXACT = 8  # ties of up to this many entries are averaged over every order
-_TIE_SAMPLES = 64  # orders sampled for a larger tie
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +144,7 @@ def board_update(skills: Sequence[Skill], ranks: Sequence[int]) -> list[Skill]:
         above += tie_weight
         for i in members:
             others = [weights[j] for j in members if j != i]
-            offsets, odds = _tie_offsets(others, seed=len(members) * 1_000_003 + i)
+            offsets, odds = _tie_offsets(others)
             rows.extend([i] * len(offsets))
             outcomes.extend(base + offset for offset in offsets)
             chances.extend(odds)
@@ -213,28 +211,25 @@ class _PerformanceCurve:
         return mu + gain * (performance - mu), gain * noise
 
 
-def _tie_offsets(others: list[float], *, seed: int) -> tuple[list[float], list[float]]:
+def _tie_offsets(others: list[float]) -> tuple[list[float], list[float]]:
     """What a tied entry's other members add to its right side, over the tie's orders, with
     each case's chance: for the members placed above it, minus their weight; below, plus.
-    Every order for a small tie; `_TIE_SAMPLES` seeded orders for a big one."""
+    Every order for a tie of up to `_TIE_EXACT`; for a bigger one every place, with the others'
+    mean weight (exact for equal deviations, and the same for every member alike)."""
     if not others:
         return [0.0], [1.0]
     whole = sum(others)
     m = len(others) + 1
-    if m <= _TIE_EXACT:
-        offsets, chances = [], []
-        for k in range(m):  # k of the others above it, each set of k alike
-            sets = list(combinations(others, k))
-            for placed_above in sets:
-                offsets.append(whole - 2.0 * sum(placed_above))
-                chances.append(1.0 / (m * len(sets)))
-        return offsets, chances
-    sampler = random.Random(seed)
-    offsets = []
-    for _ in range(_TIE_SAMPLES):
-        k = sampler.randrange(m)
-        offsets.append(whole - 2.0 * sum(sampler.sample(others, k)))
-    return offsets, [1.0 / _TIE_SAMPLES] * _TIE_SAMPLES
+    if m > _TIE_EXACT:
+        mean = whole / len(others)
+        return [whole - 2.0 * k * mean for k in range(m)], [1.0 / m] * m
+    offsets, chances = [], []
+    for k in range(m):  # k of the others above it, each set of k alike
+        sets = list(combinations(others, k))
+        for placed_above in sets:
+            offsets.append(whole - 2.0 * sum(placed_above))
+            chances.append(1.0 / (m * len(sets)))
+    return offsets, chances
 
 
 def ranks_of(keys: Sequence[object]) -> list[int]:

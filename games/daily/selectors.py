@@ -207,6 +207,7 @@ def daily_leaderboard(
         "final": daily.is_final,
         "following": False,
         "updated_at": daily.ranked_at,
+        "difficulty": board_difficulty(daily),
         "count": count,
         "page": page,
         "pages": pages,
@@ -288,6 +289,7 @@ def _following_board(
         "final": daily.is_final,
         "following": True,
         "updated_at": daily.ranked_at,
+        "difficulty": board_difficulty(daily),
         "count": len(games),
         "page": page,
         "pages": pages,
@@ -453,15 +455,29 @@ def rating_draw_check(draw: int) -> int:
     return draw
 
 
+# A rating's likely range: this many deviations either side, about 95 % of the skills the
+# rating may stand for (Glickman's convention for Glicko: r ± 2 RD).
+BAND_DEVIATIONS = 2
+
+
+def rating_band(mu: float, sigma: float) -> tuple[int, int]:
+    """(low, high): where the player's skill likely lies, as shown ("1620, likely between 1540
+    and 1700"); rounded as the rating is."""
+    return round(mu - BAND_DEVIATIONS * sigma), round(mu + BAND_DEVIATIONS * sigma)
+
+
 def _rating_figures(rating: Rating, *, today: date) -> dict[str, Any]:
     """A rating as shown on `today`: its uncertainty grown by the days its player has missed
-    since (`skill_after_idle`)."""
+    since (`skill_after_idle`), and the band it spans."""
     skill = skill_after_idle(
         Skill(rating.mu, rating.sigma), last_board=rating.last_board, day=today
     )
+    low, high = rating_band(skill.mu, skill.sigma)
     return {
         "rating": round(skill.mu),
         "deviation": round(skill.sigma),
+        "low": low,
+        "high": high,
         "boards": rating.boards,
         "provisional": is_provisional(rating.sigma),
         "provisional_deviation": round(rating_model.PROVISIONAL_SIGMA),
@@ -577,10 +593,12 @@ REVIEW_NOTICE_DAYS = 30
 
 
 def user_ratings(*, user: User, now: datetime) -> list[dict[str, Any]]:
-    """A player's rating in each draw they have one, with its place among the established and
-    the latest change a review made to it (`RatingNotice`, closed in the last
-    REVIEW_NOTICE_DAYS days)."""
+    """A player's rating in each draw they have one, with its place among the established,
+    its percentile there (null while provisional), and the latest change a review made to it
+    (`RatingNotice`, closed in the last REVIEW_NOTICE_DAYS days)."""
     today = clock.today(now)
+    rows = list(Rating.objects.filter(user=user, draw__in=rating_draws()).order_by("draw"))
+    counts = _established_counts([r.draw for r in rows if r.position is not None])
     reviews: dict[int, dict[str, Any]] = {}
     notices = RatingNotice.objects.filter(
         user=user, mu_after__isnull=False, created_at__gte=now - timedelta(days=REVIEW_NOTICE_DAYS)
@@ -595,11 +613,26 @@ def user_ratings(*, user: User, now: datetime) -> list[dict[str, Any]]:
         {
             "draw": rating.draw,
             "rank": rating.position,
+            "percentile": _percentile(rating.position, counts.get(rating.draw, 0)),
             **_rating_figures(rating, today=today),
             "review": reviews.get(rating.draw),
         }
-        for rating in Rating.objects.filter(user=user, draw__in=rating_draws()).order_by("draw")
+        for rating in rows
     ]
+
+
+def _established_counts(draws: list[int]) -> dict[int, int]:
+    """How many established ratings each of `draws` has (its last position); one index
+    look-up per draw, in one query, none without draws."""
+    if not draws:
+        return {}
+    rows = (
+        Rating.objects.filter(draw__in=draws, position__isnull=False)
+        .values("draw")
+        .annotate(last=Max("position"))
+        .values_list("draw", "last")
+    )
+    return dict(rows)
 
 
 # The history a profile charts: at most this many boards, the latest.
@@ -631,6 +664,21 @@ def rating_history(*, user: User, draw: int) -> dict[str, Any]:
             }
             for change in reversed(changes)
         ],
+    }
+
+
+def board_difficulty(daily: DailyDeal) -> dict[str, Any] | None:
+    """A final board's difficulty: its par, and the win rate among the entries that counted
+    for ratings (read from the board, written by the rating job); None while the board is
+    open or not rated yet."""
+    if not daily.is_final or daily.counted_entries is None or daily.counted_wins is None:
+        return None
+    entries, wins = daily.counted_entries, daily.counted_wins
+    return {
+        "par": daily.par,
+        "entries": entries,
+        "wins": wins,
+        "win_rate": round(100.0 * wins / entries, 1) if entries else None,
     }
 
 
@@ -673,6 +721,7 @@ def daily_calendar(*, month: date, user: User | AnonymousUser, now: datetime) ->
             "mode": daily.mode,
             "final": daily.is_final,
             "par": daily.par,
+            "difficulty": board_difficulty(daily),
             "mine": _calendar_result(daily, games.get(daily.pk), player, changes),
         }
         if daily.is_final:

@@ -22,6 +22,21 @@ RATING_CHANGE_HELP = (
 )
 
 
+class BoardDifficultySerializer(serializers.Serializer[dict[str, Any]]):
+    par = serializers.IntegerField(help_text="The deal's par: the shortest winning line found.")
+    entries = serializers.IntegerField(help_text="The board's entries that counted for ratings.")
+    wins = serializers.IntegerField(help_text="How many of them won.")
+    win_rate = serializers.FloatField(
+        allow_null=True, help_text="Their share that won, in percent (null without entries)."
+    )
+
+
+DIFFICULTY_HELP = (
+    "How hard the final board was: its par, and the win rate among the entries that counted "
+    "for ratings; null while the board is open or before the rating job has rated it."
+)
+
+
 class MyDailyGameSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=GAME_STATUSES)
@@ -90,6 +105,7 @@ class LeaderboardSerializer(serializers.Serializer[dict[str, Any]]):
     final = serializers.BooleanField()
     following = serializers.BooleanField(help_text=FOLLOWING_HELP)
     updated_at = serializers.DateTimeField(allow_null=True)
+    difficulty = BoardDifficultySerializer(allow_null=True, help_text=DIFFICULTY_HELP)
     count = serializers.IntegerField()
     page = serializers.IntegerField()
     pages = serializers.IntegerField()
@@ -117,6 +133,12 @@ class RatingFiguresSerializer(serializers.Serializer[dict[str, Any]]):
         "every board played and grows with every day missed. The skill lies within two "
         "deviations of the rating about 19 times in 20."
     )
+    low = serializers.IntegerField(
+        help_text="Where the skill likely lies, from `low` to `high`: the rating less and plus "
+        'two deviations (about 95 %), as the pages say it: "1620, likely between 1540 and '
+        '1700".'
+    )
+    high = serializers.IntegerField(help_text="See `low`.")
     boards = serializers.IntegerField(help_text="Final boards that rated it.")
     provisional = serializers.BooleanField(
         help_text="Its deviation after its last board is above `provisional_deviation`: "
@@ -176,12 +198,19 @@ class UserRatingSerializer(RatingFiguresSerializer):
         help_text="When a fair-play review of a final board changed this rating in the last "
         '30 days: the latest such change ("+12 after a review of 3 Dec"); else null.',
     )
+    percentile = serializers.FloatField(
+        allow_null=True,
+        help_text="The share of the draw's established ratings at or below this one's rank, "
+        "in percent (100 for the first); null while provisional.",
+    )
 
 
 class RatingPointSerializer(serializers.Serializer[dict[str, Any]]):
     date = serializers.DateField()
     mode = serializers.CharField()
-    rank = serializers.IntegerField(help_text="On the board, among the entries that counted.")
+    rank = serializers.IntegerField(
+        help_text="On the final board, as it shows (entries under review included)."
+    )
     rating = serializers.IntegerField()
     change = serializers.IntegerField()
     deviation = serializers.IntegerField()
@@ -213,6 +242,7 @@ class CalendarChallengeSerializer(serializers.Serializer[dict[str, Any]]):
         required=False,
         help_text="Only once the board is final: anyone may practise it as an unranked game.",
     )
+    difficulty = BoardDifficultySerializer(allow_null=True, help_text=DIFFICULTY_HELP)
     mine = CalendarResultSerializer(
         allow_null=True, help_text="The caller's ranked attempt; null if not played, or a guest."
     )

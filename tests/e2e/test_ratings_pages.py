@@ -1,7 +1,9 @@
 """The ratings on the pages (#40, item 1, the page's side) in English, Croatian, Slovak and
 Polish: the rating board (pages, your row, "Find me", a provisional rating), a final daily
 board's rating changes (and none on an open one), the profile's ratings with their chart, and
-the daily page's rating line. Every figure shown is checked against the API's."""
+the daily page's rating line; and (#49, item 8) each rating in words with its likely band, the
+profile's percentile, and a final board's par and win rate on the board and the calendar.
+Every figure shown is checked against the API's."""
 
 from __future__ import annotations
 
@@ -28,16 +30,28 @@ LANGUAGES = ["en", "hr", "sk", "pl"]
 WORDS = {
     "en": {"tab": "Ratings", "column": "Rating", "yours": "your rating", "draw": "Draw 1",
            "provisional": "provisional, 2 of 5 boards", "history": "Rating history, Draw 1",
-           "line": "Rating", "none": "No rating yet"},
+           "line": "Rating", "none": "No rating yet",
+           "band": "{rating}, likely between {low} and {high}", "par": "Par",
+           "win_rate": "Win rate", "counted": "counted entries",
+           "percentile": "level with or ahead of {percent} of established ratings"},
     "hr": {"tab": "Rejtinzi", "column": "Rejting", "yours": "vaš rejting", "draw": "Vuča 1",
            "provisional": "privremeni, 2 od 5 ljestvica", "history": "Povijest rejtinga, Vuča 1",
-           "line": "Rejting", "none": "Još nema rejtinga"},
+           "line": "Rejting", "none": "Još nema rejtinga",
+           "band": "{rating}, vjerojatno između {low} i {high}", "par": "Norma",
+           "win_rate": "Postotak pobjeda", "counted": "rezultata",
+           "percentile": "izjednačeni s {percent} ustaljenih rejtinga ili ispred njih"},
     "sk": {"tab": "Ratingy", "column": "Rating", "yours": "váš rating", "draw": "Ťahanie 1",
            "provisional": "predbežný, 2 z 5 rebríčkov", "history": "Vývoj ratingu, Ťahanie 1",
-           "line": "Rating", "none": "Zatiaľ bez ratingu"},
+           "line": "Rating", "none": "Zatiaľ bez ratingu",
+           "band": "{rating}, pravdepodobne medzi {low} a {high}", "par": "Norma",
+           "win_rate": "Úspešnosť", "counted": "výsledkov",
+           "percentile": "na úrovni alebo pred {percent} ustálených ratingov"},
     "pl": {"tab": "Ratingi", "column": "Rating", "yours": "twój rating", "draw": "Dobierz 1",
            "provisional": "wstępny, 2 z 5 rankingów", "history": "Historia ratingu, Dobierz 1",
-           "line": "Rating", "none": "Jeszcze bez ratingu"},
+           "line": "Rating", "none": "Jeszcze bez ratingu",
+           "band": "{rating}, prawdopodobnie między {low} a {high}", "par": "Norma",
+           "win_rate": "Odsetek wygranych", "counted": "wyników",
+           "percentile": "na równi lub przed {percent} ustalonych ratingów"},
 }  # fmt: skip
 
 MINUS = "\u2212"
@@ -46,9 +60,27 @@ MINUS = "\u2212"
 FIELD = [("alpha", True, 500), ("beta", True, 300), ("gamma", False, 0)]
 
 
-def rating(figures: dict[str, Any]) -> str:
-    """ "1623 ± 140", as the page writes it (never broken: no-break spaces)."""
-    return f"{figures['rating']}\u00a0±\u00a0{figures['deviation']}"
+def figure(value: int) -> str:
+    """A rating's figure as the page writes it: a real minus."""
+    return str(value).replace("-", MINUS)
+
+
+def band(words: dict[str, str], figures: dict[str, Any]) -> str:
+    """ "1620, likely between 1540 and 1700": a rating in words, in the page's language."""
+    return words["band"].format(
+        rating=figure(figures["rating"]), low=figure(figures["low"]), high=figure(figures["high"])
+    )
+
+
+def rating_cell(page: Any, selector: str, figures: dict[str, Any]) -> None:
+    """A rating board's cell: the rating, its band under it ("1540-1700", an en dash), and
+    the band in words for a screen reader and in its title."""
+    cell = page.locator(selector)
+    assert cell.locator('span[aria-hidden="true"]').first.text_content() == str(figures["rating"])
+    shown = f"{figure(figures['low'])}\u2013{figure(figures['high'])}"
+    assert cell.locator(".band").text_content() == shown
+    assert cell.locator(".sr-only").text_content() == band(page.words, figures)
+    assert cell.get_attribute("title") == band(page.words, figures)
 
 
 def change(figures: dict[str, Any]) -> str:
@@ -104,9 +136,9 @@ def test_the_rating_board_pages_and_finds_your_row(lang_page: Any) -> None:
     assert words["column"] in text(page, "[data-table] thead")
     assert page.locator("[data-rows] tr").count() == 20
     first = page.request.get("/api/v1/leaderboards/ratings/1").json()["entries"][0]
-    assert text(page, "[data-rows] tr:first-child td:nth-child(3)") == rating(first)
+    rating_cell(page, "[data-rows] tr:first-child td:nth-child(3)", first)
     summary = text(page, "[data-summary]")
-    assert f"{words['yours']} {rating(me)}" in summary and str(me["rank"]) in summary
+    assert f"{words['yours']} {band(words, me)}" in summary and str(me["rank"]) in summary
     assert page.locator("[data-rows] tr.me").count() == 0
 
     page.click("[data-next]")
@@ -115,7 +147,7 @@ def test_the_rating_board_pages_and_finds_your_row(lang_page: Any) -> None:
     page.click("[data-around]")
     page.wait_for_selector(f'[data-rows] tr.me[data-user="{name}"][aria-current="true"]')
     assert "page=3" in page.url and "board=ratings" in page.url and page.is_disabled("[data-next]")
-    assert text(page, "tr.me td:nth-child(3)") == rating(me)
+    rating_cell(page, "tr.me td:nth-child(3)", me)
     assert text(page, "tr.me td:nth-child(1)") == str(me["rank"])
 
 
@@ -129,14 +161,15 @@ def test_a_provisional_rating_says_how_many_boards_it_has(lang_page: Any) -> Non
     page.goto("/leaderboards?board=ratings")
     page.wait_for_selector("[data-rows] tr")
     summary = text(page, "[data-summary]")
-    assert f"{words['yours']} {rating(me)}" in summary and words["provisional"] in summary
+    assert f"{words['yours']} {band(words, me)}" in summary and words["provisional"] in summary
     assert page.is_hidden("[data-around]")  # no row of yours to find yet
     assert page.locator(f'[data-rows] tr[data-user="{name}"]').count() == 0
 
     page.goto(f"/u/{name}")
     caption = page.locator('[data-ratings] figure[data-draw="1"] figcaption')
     caption.wait_for()
-    assert caption.text_content() == f"{words['draw']} {rating(me)} · {words['provisional']}"
+    # No percentile while provisional: it is among the established ratings.
+    assert caption.text_content() == f"{words['draw']} {band(words, me)} · {words['provisional']}"
 
 
 def test_a_final_board_shows_the_rating_changes_and_an_open_one_none(lang_page: Any) -> None:
@@ -214,7 +247,12 @@ def test_the_profile_shows_each_rating_and_charts_its_history(lang_page: Any) ->
     page.wait_for_selector(f"{figure} svg polyline")
     assert [page.locator(s).bounding_box() for s in after] == boxes
     caption = page.locator(f"{figure} figcaption").text_content()
-    assert caption.startswith(f"{words['draw']} {rating(mine)} · ")
+    assert caption.startswith(f"{words['draw']} {band(words, mine)} · ")
+    # Its percentile among the draw's established ratings: 2nd of 4, level with or ahead of 75%.
+    assert mine["percentile"] == 75.0
+    before, after = words["percentile"].split("{percent}")
+    share = text(page, f"{figure} figcaption [data-percentile]")
+    assert before in share and after in share and "75" in share
     link = page.locator(f"{figure} figcaption a")
     assert link.get_attribute("href") == "/leaderboards?board=ratings&draw=1&page=1"
     assert "2" in link.text_content()
@@ -239,3 +277,32 @@ def test_the_profile_shows_each_rating_and_charts_its_history(lang_page: Any) ->
     assert (
         page.is_hidden("[data-ratings-head]") and page.locator("[data-ratings] figure").count() == 0
     )
+
+
+def test_a_final_board_and_the_calendar_say_how_hard_the_board_was(lang_page: Any) -> None:
+    """Par, and the win rate among the entries that counted: on the final board, and on the
+    calendar's day; nothing of it on an open board."""
+    page, words = lang_page, lang_page.words
+    name = sign_up(page)
+    last = boards_with(name)[-1]
+    difficulty = page.request.get(f"/api/v1/leaderboards/daily/{last}/D1N").json()["difficulty"]
+    assert (difficulty["entries"], difficulty["wins"], difficulty["win_rate"]) == (4, 3, 75.0)
+
+    page.goto(f"/leaderboards?date={last}&mode=D1N")
+    page.wait_for_selector("[data-difficulty]:not([hidden])")
+    line = text(page, "[data-difficulty]")
+    assert line.startswith(f"{words['par']}: {difficulty['par']} "), line  # "104 moves"
+    assert f" · {words['win_rate']}: " in line and "75" in line and words["counted"] in line
+
+    page.goto(f"/daily/calendar?month={last:%Y-%m}")
+    page.click(f'[data-date="{last}"]')
+    facts = page.locator('[data-detail-list] [data-mode="D1N"] .facts')
+    facts.wait_for()
+    shown = str(facts.text_content())
+    assert words["win_rate"] in shown and "75" in shown and words["counted"] in shown
+    assert words["par"] in shown and str(difficulty["par"]) in shown
+
+    today = resign_todays_ranked_attempt(page)
+    page.goto(f"/leaderboards?date={today}&mode=D1N")
+    page.wait_for_selector(f'tr[data-user="{name}"]')
+    assert page.is_hidden("[data-difficulty]")

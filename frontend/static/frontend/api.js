@@ -1,6 +1,6 @@
 // @ts-check
 // The page's only door to the server: the public JSON API, with the session cookie and CSRF.
-import { gettext, interpolate, ngettext } from "./i18n.js";
+import { formatNumber, gettext, interpolate, ngettext } from "./i18n.js";
 
 function csrfToken() {
   const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
@@ -60,4 +60,12 @@ export function modeName(rulesOrMode) {
  *  `provisional_boards`). */
 export function provisionalText(boards, of) {
   return interpolate(ngettext("provisional, %(boards)s of %(count)s board", "provisional, %(boards)s of %(count)s boards", of), { boards, count: of });
+}
+
+/** "38% of 312 counted entries": a final board's win rate among the entries that counted for
+ *  ratings (the API's `difficulty`). */
+export function winShare({ win_rate: rate, entries }) {
+  return interpolate(ngettext("%(percent)s of %(count)s counted entry", "%(percent)s of %(count)s counted entries", entries), {
+    percent: formatNumber(Math.round(rate) / 100, { style: "percent" }), count: formatNumber(entries),
+  });
 }

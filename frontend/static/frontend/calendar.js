@@ -1,7 +1,7 @@
 // @ts-check
 // The daily calendar: a month of dailies with your result on each (won, lost, playing, not
 // played: a sign and a word, never a colour alone), your streaks, and a final deal to practise.
-import { api, currentUser, modeName } from "./api.js";
+import { api, currentUser, modeName, winShare } from "./api.js";
 import { el } from "./dom.js";
 import {
   gettext as _, pgettext, interpolate as say, ngettext, formatDate, formatDuration, formatMoves, formatNumber, formatRatingChange, formatScore,
@@ -89,6 +89,8 @@ function challengeItem(day, challenge, signedIn) {
       mine && mine.rank && fact(_("Rank"), formatNumber(mine.rank)),
       mine && mine.rating && fact(_("Rating"), formatRatingChange(mine.rating)),
       fact(_("Par"), formatMoves(challenge.par)),
+      // How hard the board was, once final and rated: its win rate among the counted entries.
+      challenge.difficulty && challenge.difficulty.entries && fact(_("Win rate"), winShare(challenge.difficulty)),
     ].filter(Boolean)),
     challenge.final ? null : el("p", { class: "muted small", text: _("The board is still open: its rank and deal come once it is final.") }),
     actions);

@@ -45,6 +45,20 @@ export function formatRating(rating, deviation) {
   return deviation === undefined ? whole(rating) : `${whole(rating)}\u00a0±\u00a0${whole(deviation)}`;
 }
 
+/** "1620, likely between 1540 and 1700": a rating and where the skill likely lies (the API's
+ *  `low` and `high`, two deviations either side), in words a player reads. */
+export function formatRatingBand({ rating, low, high }) {
+  return interpolate(gettext("%(rating)s, likely between %(low)s and %(high)s"), { rating: signed(rating), low: signed(low), high: signed(high) });
+}
+
+/** "1540–1700": the band alone, where a table's cell has no room for the words. */
+export function formatRatingRange({ low, high }) {
+  return `${signed(low)}\u2013${signed(high)}`;
+}
+
+// A figure that may be negative (a band's low end), with a real minus.
+const signed = (value) => whole(value).replace("-", "\u2212");
+
 /** "1623 (+23)", "1600 (−9)": a rating and what one board did to it, with a real minus. */
 export function formatRatingChange({ rating, change }) {
   return `${whole(rating)} (${whole(change, { signDisplay: "exceptZero" }).replace("-", "−")})`;

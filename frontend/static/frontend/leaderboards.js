@@ -1,10 +1,10 @@
 // @ts-check
 // Leaderboards: a day's board in a mode, or a draw's rating board (the template's
 // data-ratings); your row is highlighted; pages of 20.
-import { api, currentUser, modeName, provisionalText } from "./api.js";
+import { api, currentUser, modeName, provisionalText, winShare } from "./api.js";
 import { el } from "./dom.js";
 import {
-  gettext as _, interpolate as say, ngettext, formatDuration, formatNumber, formatRating, formatRatingChange, formatScore,
+  gettext as _, interpolate as say, ngettext, formatDuration, formatMoves, formatNumber, formatRatingBand, formatRatingChange, formatRatingRange, formatScore,
 } from "./i18n.js";
 
 const root = /** @type {HTMLElement} */ (document.querySelector("[data-leaderboard]"));
@@ -66,8 +66,15 @@ function dailyRow(entry, final) {
   ]);
 }
 
+/** A rating's cell: the rating, and under it the band where the skill likely lies; read aloud
+ *  (and in its title) as words: "1620, likely between 1540 and 1700". */
+const ratingCell = (entry) => el("td", { class: "num", title: formatRatingBand(entry), "data-rating": "" },
+  el("span", { "aria-hidden": "true", text: formatNumber(entry.rating, { useGrouping: false }) }),
+  el("span", { class: "band", "aria-hidden": "true", text: formatRatingRange(entry) }),
+  el("span", { class: "sr-only", text: formatRatingBand(entry) }));
+
 const ratingRow = (entry) => row(entry, [], [
-  el("td", { class: "num", text: formatRating(entry.rating, entry.deviation) }),
+  ratingCell(entry),
   el("td", { class: "num", text: formatNumber(entry.boards) }),
 ]);
 
@@ -76,6 +83,14 @@ const standing = (mine) => say(_("you: #%(rank)s of %(count)s, level with or ahe
   rank: formatNumber(mine.rank), count: formatNumber(mine.count),
   percent: formatNumber(Math.round(mine.percentile) / 100, { style: "percent" }),
 });
+
+/** "Par: 104 moves · Win rate: 38% of 312 counted entries": how hard a final, rated board
+ *  was (the API's `difficulty`); "" before. */
+function difficultyText(difficulty) {
+  if (!difficulty) return "";
+  return [`${_("Par")}: ${formatMoves(difficulty.par)}`,
+    difficulty.entries && `${_("Win rate")}: ${winShare(difficulty)}`].filter(Boolean).join(" · ");
+}
 
 /** The line above the table: how many, and where you stand. */
 function summary(board) {
@@ -87,7 +102,7 @@ function counts(board) {
   const players = say(ngettext("%(count)s player", "%(count)s players", board.count), { count: formatNumber(board.count) });
   const mine = board.me;
   if (ratings) {
-    const you = mine && [say(_("your rating %(rating)s"), { rating: formatRating(mine.rating, mine.deviation) }),
+    const you = mine && [say(_("your rating %(rating)s"), { rating: formatRatingBand(mine) }),
       mine.rank ? standing(mine) : provisionalText(mine.boards, mine.provisional_boards)];
     return [board.count ? players : _("No rating is established yet."), ...(you || [])].join(" · ");
   }
@@ -111,6 +126,10 @@ async function load(query = `page=${page}`) {
     $("[data-table]").hidden = !board.entries.length;
     if (!ratings) $("[data-review-note]").hidden = !board.entries.some((e) => e.under_review);
     $("[data-summary]").textContent = summary(board);
+    if (!ratings) {
+      $("[data-difficulty]").textContent = difficultyText(board.difficulty);
+      $("[data-difficulty]").hidden = !board.difficulty;
+    }
     // A provisional rating has no row to find yet.
     $("[data-around]").hidden = !(board.me && board.me.rank);
     $("[data-pager]").hidden = board.pages <= 1;
@@ -121,6 +140,7 @@ async function load(query = `page=${page}`) {
     $("[data-rows]").replaceChildren();
     $("[data-table]").hidden = true;
     $("[data-summary]").textContent = "";
+    if (!ratings) $("[data-difficulty]").hidden = true;
     notice(error.status === 404 && !ratings ? _("No leaderboard for that day and mode.") : error.message);
   }
 }

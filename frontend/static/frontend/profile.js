@@ -3,7 +3,7 @@
 import { api, currentUser, modeName, provisionalText, requireSignIn } from "./api.js";
 import { el, svg } from "./dom.js";
 import {
-  gettext as _, pgettext, interpolate as say, ngettext, formatDate, formatDateTime, formatDuration, formatNumber, formatRating, formatScore,
+  gettext as _, pgettext, interpolate as say, ngettext, formatDate, formatDateTime, formatDuration, formatNumber, formatRating, formatRatingBand, formatScore,
 } from "./i18n.js";
 
 const root = /** @type {HTMLElement} */ (document.querySelector("[data-profile]"));
@@ -58,8 +58,13 @@ function showRatings(profile) {
     const place = r.rank
       ? el("a", { href: `/leaderboards?board=ratings&draw=${r.draw}&page=${Math.ceil(r.rank / 20)}`, text: say(_("#%(rank)s on the rating board"), { rank: formatNumber(r.rank) }) })
       : provisionalText(r.boards, r.provisional_boards);
+    // Where it stands among the draw's established ratings (none while provisional).
+    const share = r.percentile !== null && r.percentile !== undefined && say(_("level with or ahead of %(percent)s of established ratings"), {
+      percent: formatNumber(Math.round(r.percentile) / 100, { style: "percent" }),
+    });
     return el("figure", { class: "rating", "data-draw": r.draw },
-      el("figcaption", {}, el("strong", { text: draw }), ` ${formatRating(r.rating, r.deviation)} · `, place), chart);
+      el("figcaption", {}, el("strong", { text: draw }), ` ${formatRatingBand(r)} · `, place,
+        share ? el("span", { "data-percentile": "" }, ` · ${share}`) : null), chart);
   }));
   $("[data-ratings-section]").hidden = false;
 }

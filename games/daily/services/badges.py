@@ -79,14 +79,19 @@ def _wins(earned: Earned, users: Users) -> None:
 
 
 def _top_finishes(earned: Earned, users: Users) -> None:
-    """A top-10 finish: a rank of TOP_RANK or better on a final board's ranking."""
+    """A top-10 finish: a rank of TOP_RANK or better on a final board's ranking, by an entry
+    that counts (one still under review shows on the board, and earns nothing until cleared)."""
     final = DailyDeal.objects.filter(finalized_at__isnull=False, generation__isnull=False)
-    rows = LeaderboardEntry.objects.filter(
-        generation_id__in=final.values("generation_id"),
-        position__lte=_TOP_POSITIONS,
-        rank__lte=TOP_RANK,
-        game__user_id__in=users,
-    ).values_list("game__user_id", "game__daily_id", "game__daily__date", "game__daily__mode")
+    rows = (
+        LeaderboardEntry.objects.filter(
+            generation_id__in=final.values("generation_id"),
+            position__lte=_TOP_POSITIONS,
+            rank__lte=TOP_RANK,
+            game__user_id__in=users,
+        )
+        .exclude(game__in=Game.objects.filter(UNDER_REVIEW, user_id__in=users).values("pk"))
+        .values_list("game__user_id", "game__daily_id", "game__daily__date", "game__daily__mode")
+    )
     for user_id, daily_id, day, mode in rows:
         _earn(earned, user_id, BadgeKind.TOP_10, (day, mode, daily_id))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from bisect import bisect_left
 from datetime import date, timedelta
 from typing import Any
 
@@ -233,6 +234,28 @@ def counted_entries(board: DailyDeal) -> list[tuple[Game, tuple[Any, ...]]]:
     return keyed
 
 
+def board_places(board: DailyDeal, entries: list[tuple[Game, tuple[Any, ...]]]) -> list[int]:
+    """The rank each of a final board's counted `entries` (`counted_entries`, in order) has on
+    the board as it shows: among all its entries, those still under review too, so that the
+    rating history, the board, `me` and the calendar say one rank (docs/daily.md, "Ratings")."""
+    reviewed = sorted(
+        game_rank_key(game)
+        for game in Game.objects.filter(UNDER_REVIEW, daily=board)
+        .exclude(status=Game.Status.PLAYING)
+        .exclude(OFF_FINAL_BOARD)
+        .only("status", "leaderboard_score", "moves", "foundations", "elapsed_ms", "finished_at")
+    )
+    keys = [key for _, key in entries]
+    return [bisect_left(keys, key) + bisect_left(reviewed, key) + 1 for key in keys]
+
+
+def _board_difficulty(entries: list[tuple[Game, tuple[Any, ...]]]) -> dict[str, int]:
+    """A rated board's difficulty as its final board shows it: its counted entries, and how
+    many of them won."""
+    wins = sum(game.status == Game.Status.WON for game, _ in entries)
+    return {"counted_entries": len(entries), "counted_wins": wins}
+
+
 def _board_rate(board: DailyDeal, *, draw: int) -> None:
     """Rate one final board as one free-for-all match of its counted entries, ranked as on the
     board (ties as ties), and record every player's change."""
@@ -253,7 +276,8 @@ def _board_rate(board: DailyDeal, *, draw: int) -> None:
         before.append(skill_after_idle(skill, last_board=last, day=board.date))
     after = board_update(before, ranks)
     ratings, changes = [], []
-    for (game, _), rank, old, new in zip(entries, ranks, before, after, strict=True):
+    places = board_places(board, entries)
+    for (game, _), rank, old, new in zip(entries, places, before, after, strict=True):
         user_id = game.user_id
         rating = current.get(user_id)
         boards = (rating.boards if rating is not None else 0) + 1
@@ -289,7 +313,9 @@ def _board_rate(board: DailyDeal, *, draw: int) -> None:
         update_fields=["mu", "sigma", "boards", "last_board"],
     )
     RatingChange.objects.bulk_create(changes, batch_size=_BATCH)
-    DailyDeal.objects.filter(pk=board.pk).update(rated_at=timezone.now())
+    DailyDeal.objects.filter(pk=board.pk).update(
+        rated_at=timezone.now(), **_board_difficulty(entries)
+    )
 
 
 def _positions_number(draw: int, *, day: date) -> None:

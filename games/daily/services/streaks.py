@@ -45,7 +45,8 @@ def streak_recount(*, user_id: int, mode: str) -> None:
     running count cannot follow (a win out of order, a flag raised or cleared once a board is
     final). A win counts unless its board is final and leaves it out (OFF_FINAL_BOARD: a
     reviewer confirmed it, or conclusive evidence nobody cleared); the current streak ends
-    when a board after the last win is final."""
+    when any board of the mode after the last win is final, as `streaks_settle` ends it (a
+    mode need not have a board every day)."""
     wins = sorted(
         Game.objects.filter(user_id=user_id, daily__mode=mode, status=Game.Status.WON)
         .exclude(OFF_FINAL_BOARD, daily__finalized_at__isnull=False)
@@ -58,9 +59,7 @@ def streak_recount(*, user_id: int, mode: str) -> None:
     last = wins[-1] if wins else None
     broken = (
         last is None
-        or DailyDeal.objects.filter(
-            mode=mode, date=last + timedelta(days=1), finalized_at__isnull=False
-        ).exists()
+        or DailyDeal.objects.filter(mode=mode, date__gt=last, finalized_at__isnull=False).exists()
     )
     DailyStreak.objects.update_or_create(
         user_id=user_id,

@@ -101,6 +101,23 @@ def test_the_profile_lists_badges_in_the_readers_language(month):
     )
 
 
+def test_an_entry_under_review_earns_no_top_10(make_user, play_board):
+    """An entry still under review shows on its final board but earns no badge until a
+    reviewer clears it: a top-10 finish neither."""
+    suspect, _ = make_user("suspect")
+    others = [make_user(f"other{i}")[0] for i in range(3)]
+    board = play_board(START, [(suspect, True, 900), *[(u, False, 10) for u in others]])
+    game = Game.objects.get(daily=board, user=suspect)
+    integrity.game_flag(game_id=game.pk, reasons=["shared browser"], conclusive=False)
+    ratings.ratings_update(draw=1)
+    assert game.daily.generation.entries.filter(game=game).exists()  # on the board
+    assert ("suspect", BadgeKind.TOP_10) not in _badges(suspect)
+    assert ("other0", BadgeKind.TOP_10) in _badges(others[0])
+    integrity.game_flag_review(game_id=game.pk, review=FlagReview.CLEARED)
+    ratings.ratings_update(draw=1, since=START)
+    assert ("suspect", BadgeKind.TOP_10) in _badges(suspect)
+
+
 def test_a_provisional_rating_earns_no_milestone(make_user, play_board):
     """One lucky board lifts a newcomer past 1700; the badge waits until the rating is
     established (#49: 145 of 300 players had reached 1700 within six weeks)."""

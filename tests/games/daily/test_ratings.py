@@ -99,7 +99,8 @@ def test_under_review_counts_once_cleared_and_confirmed_never(players, play_boar
     integrity.game_flag(game_id=flagged.pk, reasons=["looked odd"], conclusive=False)
     ratings.ratings_update(draw=1)
     assert not RatingChange.objects.filter(daily=first, user=a).exists()
-    assert RatingChange.objects.get(daily=first, user=b).rank == 1
+    # The board's rank: a shows above b, under review (board_places).
+    assert RatingChange.objects.get(daily=first, user=b).rank == 2
     assert RatingChange.objects.get(daily=second, user=a).boards == 1
 
     integrity.game_flag_review(game_id=flagged.pk, review=FlagReview.CLEARED)
@@ -111,6 +112,7 @@ def test_under_review_counts_once_cleared_and_confirmed_never(players, play_boar
     integrity.game_flag_review(game_id=flagged.pk, review=FlagReview.CONFIRMED)
     ratings.ratings_update(draw=1, since=first.date)
     assert not RatingChange.objects.filter(daily=first, user=a).exists()
+    assert RatingChange.objects.get(daily=first, user=b).rank == 1  # a left the board
     assert _ratings()["rater0"] != cleared["rater0"]
 
 

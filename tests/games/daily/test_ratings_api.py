@@ -129,3 +129,78 @@ def test_nothing_is_rated_while_a_board_is_open(make_user, daily, finished_attem
     assert ratings.ratings_update(draw=1) == 0
     body = api_client.get(f"/api/v1/leaderboards/daily/{daily.date}/D1N").json()
     assert [e["rating"] for e in body["entries"]] == [None]
+
+
+def test_below_an_entry_under_review_the_history_says_the_boards_rank(make_user, play_board):
+    """The entry under review shows on the final board and counts for no rating: below it,
+    the rating history's rank is the board's, as the calendar and `me` say (it was one less)."""
+    from games.daily import integrity
+    from games.models import Game
+
+    ahead, _ = make_user("ahead")
+    suspect, _ = make_user("suspect")
+    below, key = make_user("below")
+    board = play_board(START, [(ahead, True, 900), (suspect, True, 800), (below, True, 700)])
+    flagged = Game.objects.get(daily=board, user=suspect)
+    integrity.game_flag(game_id=flagged.pk, reasons=["shared browser"], conclusive=False)
+    ratings.ratings_update(draw=1)
+    client = _client(key)
+    history = client.get("/api/v1/users/below/ratings/1").json()["points"]
+    calendar = client.get(f"/api/v1/daily/calendar?month={START:%Y-%m}").json()
+    mine = calendar["days"][0]["challenges"][0]["mine"]
+    me = client.get(f"/api/v1/leaderboards/daily/{START}/D1N").json()["me"]
+    assert history[0]["rank"] == mine["rank"] == me["rank"] == 3
+    assert client.get("/api/v1/users/ahead/ratings/1").json()["points"][0]["rank"] == 1
+    assert client.get("/api/v1/users/suspect/ratings/1").json()["points"] == []
+
+
+def test_a_rating_comes_with_its_likely_band_and_percentile(rated, api_client):
+    """Next to each rating, where the skill likely lies (two deviations either side), and on
+    the profile its percentile among the draw's established ratings (none while provisional)."""
+    from games.daily.selectors import BAND_DEVIATIONS
+
+    board = api_client.get("/api/v1/leaderboards/ratings/1").json()
+    for entry in board["entries"]:
+        spread = BAND_DEVIATIONS * entry["deviation"]
+        assert abs(entry["low"] - (entry["rating"] - spread)) <= 1
+        assert abs(entry["high"] - (entry["rating"] + spread)) <= 1
+        assert entry["low"] < entry["rating"] < entry["high"]
+    percentiles = {
+        name: api_client.get(f"/api/v1/users/{name}").json()["ratings"][0]["percentile"]
+        for name in ("alpha", "beta", "gamma", "newbie")
+    }
+    assert percentiles == {"alpha": 100.0, "beta": 66.7, "gamma": 33.3, "newbie": None}
+    _, key = rated["users"]["newbie"]
+    me = _client(key).get("/api/v1/leaderboards/ratings/1").json()["me"]
+    assert me["low"] < me["rating"] < me["high"]
+
+
+def test_a_final_board_and_the_calendar_say_how_hard_it_was(rated, make_user, api_client):
+    """Par, and the win rate among the entries that counted (one under review did not)."""
+    from games.daily import integrity
+    from games.models import Game
+
+    board = rated["last"]  # alpha and beta won, gamma and newbie lost
+    expected = {"par": board.par, "entries": 4, "wins": 2, "win_rate": 50.0}
+    body = api_client.get(f"/api/v1/leaderboards/daily/{board.date}/D1N").json()
+    assert body["difficulty"] == expected
+    _, key = rated["users"]["gamma"]
+    calendar = _client(key).get(f"/api/v1/daily/calendar?month={START:%Y-%m}").json()
+    days = {d["date"]: d["challenges"][0] for d in calendar["days"]}
+    assert days[board.date.isoformat()]["difficulty"] == expected
+    following = _client(key).get(f"/api/v1/leaderboards/daily/{board.date}/D1N?following=1")
+    assert following.json()["difficulty"] == expected
+
+    alpha = Game.objects.get(daily=board, user=rated["users"]["alpha"][0])
+    integrity.game_flag(game_id=alpha.pk, reasons=["shared browser"], conclusive=False)
+    ratings.ratings_update(draw=1, since=board.date)
+    body = api_client.get(f"/api/v1/leaderboards/daily/{board.date}/D1N").json()
+    assert body["difficulty"] == {"par": board.par, "entries": 3, "wins": 1, "win_rate": 33.3}
+
+
+def test_an_open_board_has_no_difficulty_yet(daily, finished_attempt, api_client):
+    finished_attempt(daily, username="early", won=True, score=500, moves=90, elapsed_ms=1000)
+    body = api_client.get(f"/api/v1/leaderboards/daily/{daily.date}/D1N").json()
+    assert body["difficulty"] is None
+    calendar = api_client.get(f"/api/v1/daily/calendar?month={daily.date:%Y-%m}").json()
+    assert calendar["days"][-1]["challenges"][0]["difficulty"] is None

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0008_badges"),
+        ("games", "0009_board_difficulty"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
