@@ -31,7 +31,10 @@ class User(AbstractUser):
     email_verified_at = models.DateTimeField(null=True, blank=True)
     # The mailbox `email` is delivered to (`accounts.validators.email_canonical`), "" without
     # an address: what addresses are compared by. Kept with `email` by `save`.
-    email_canonical = models.CharField(max_length=320, blank=True, default="", editable=False)
+    # (A database default too: a row inserted by hand, as the benchmarks seed players, has "".)
+    email_canonical = models.CharField(
+        max_length=320, blank=True, default="", db_default="", editable=False
+    )
     # A private profile is the player's own: others get 404 for it, cannot follow the player,
     # and do not see them in their following views. Public boards still rank them.
     profile_private = models.BooleanField(default=False)

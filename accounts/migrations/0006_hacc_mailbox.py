@@ -88,7 +88,9 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="user",
             name="email_canonical",
-            field=models.CharField(blank=True, default="", editable=False, max_length=320),
+            field=models.CharField(
+                blank=True, db_default="", default="", editable=False, max_length=320
+            ),
         ),
         migrations.RunPython(_canonical_fill, migrations.RunPython.noop),
         migrations.AddConstraint(
