@@ -588,22 +588,21 @@ def user_email_verify(*, uid: str, token: str) -> User:
     ):
         message = gettext("This verification link is invalid, used or expired. Ask for a new one.")
         raise InvalidVerificationLinkError(message, fields={"token": [message]})
-    taken = EmailTakenError(
-        gettext("This address is verified for another account already: give another one.")
-    )
     if (
         RankedMailbox.objects.filter(email_canonical=user.email_canonical)
         .exclude(user_id=user.pk)
         .exists()
     ):
-        raise taken
+        raise _ranked_taken()
     user.email_verified_at = timezone.now()
     try:
         # A savepoint, so that a lost race for the address leaves the outer transaction usable.
         with transaction.atomic():
             user.save(update_fields=["email_verified_at"])
     except IntegrityError:  # accounts_user_verified_mailbox_unique
-        raise taken from None
+        raise EmailTakenError(
+            gettext("This address is verified for another account already: give another one.")
+        ) from None
     _token_caches_forget(user)
     return user
 

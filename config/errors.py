@@ -38,7 +38,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "game_over": (409, "the game is over, or its ranked attempt's grace hour has passed"),
     "already_played": (409, "the ranked attempt is finished; `game` is its id"),
     "daily_deal_open": (409, "the deal is an open daily challenge's"),
-    "email_taken": (409, "another account verified the address first"),
+    "email_taken": (409, "another account verified the mailbox first, or plays ranked with it"),
     "follow_refused": (409, "a follow of oneself, or past the limit of players one may follow"),
     "request_too_large": (413, "a body over 256 KiB"),
     "unsupported_media_type": (415, "a body that is not JSON"),
