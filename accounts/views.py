@@ -451,8 +451,8 @@ _EMAIL_RESPONSES = {
 class MeEmailView(APIView):
     """Sets the account's address, unverified, and e-mails it a verification link. The answer
     is the same whether or not another account has the address. When the mailbox's limits
-    send no link (one a minute per address and account, MAILBOX_MAILS_PER_DAY a day per
-    mailbox: `accounts.mail_limits`), 429 `throttled` with `retry_after`, and nothing
+    send no link (`accounts.mail_limits`: one a minute and 5 a day per mailbox and account,
+    mail for 3 accounts a day per mailbox), 429 `throttled` with `retry_after`, and nothing
     changes."""
 
     throttle_classes = [BorrowedRateThrottle]

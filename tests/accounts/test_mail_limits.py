@@ -189,3 +189,19 @@ def test_reset_mails_count_against_the_mailbox(make_user, post, _clock):
         _clock.shift(timedelta(minutes=2))
         assert post(APIClient(), RESET, {"email": "shared@mail.test"}).status_code == 202
     assert len(mail.outbox) == accounts * per_day
+
+
+def test_the_docs_and_the_schema_give_the_limits_as_they_are():
+    from pathlib import Path
+
+    from accounts.views import MeEmailView
+
+    limits = (
+        f"{mail_limits.MAILS_PER_DAY} a day per mailbox and account",
+        f"mail for {mail_limits.MAILBOX_ACCOUNTS_PER_DAY} accounts a day per mailbox",
+    )
+    api = " ".join((Path(__file__).parents[2] / "docs" / "api.md").read_text().split())
+    schema = " ".join((MeEmailView.__doc__ or "").split())
+    for text in limits:
+        assert text in api
+    assert limits[1] in schema and f"{mail_limits.MAILS_PER_DAY} a day per mailbox" in schema
