@@ -10,34 +10,49 @@ from accounts.validators import email_canonical
 def _canonical_fill(apps, schema_editor):
     """Every address's canonical form. Of verified accounts sharing a mailbox (possible before:
     `u.x@gmail.com` and `ux@gmail.com`, `u+1@` and `u@`), the first verified keeps it; the
-    others are unverified, and verify another address before their next ranked start."""
+    others are unverified, and verify another address before their next ranked start. Read
+    whole first (ids, addresses and times only), written in batches."""
     User = apps.get_model("accounts", "User")
-    kept = set()
-    for user in User.objects.exclude(email="").order_by("email_verified_at", "pk").iterator():
-        user.email_canonical = email_canonical(user.email)
-        if user.email_verified_at is not None:
-            if user.email_canonical in kept:
-                user.email_verified_at = None
+    rows = list(
+        User.objects.exclude(email="")
+        .order_by("email_verified_at", "pk")
+        .values_list("pk", "email", "email_verified_at")
+    )
+    kept, changed = set(), []
+    for pk, email, verified_at in rows:
+        canonical = email_canonical(email)
+        if verified_at is not None:
+            if canonical in kept:
+                verified_at = None
             else:
-                kept.add(user.email_canonical)
-        user.save(update_fields=["email_canonical", "email_verified_at"])
+                kept.add(canonical)
+        changed.append(User(pk=pk, email_canonical=canonical, email_verified_at=verified_at))
+    User.objects.bulk_update(changed, ["email_canonical", "email_verified_at"], batch_size=1000)
 
 
 def _ranked_mailboxes_fill(apps, schema_editor):
-    """The verified mailboxes of the accounts that have played a ranked attempt: theirs."""
+    """The verified mailboxes of the accounts that have played a ranked attempt: theirs, since
+    their first."""
     User = apps.get_model("accounts", "User")
-    Game = apps.get_model("games", "Game")
     RankedMailbox = apps.get_model("accounts", "RankedMailbox")
-    ranked = User.objects.filter(
-        email_verified_at__isnull=False,
-        pk__in=Game.objects.filter(kind="daily").values("user_id"),
-    ).exclude(email_canonical="")
-    for user in ranked.iterator():
-        first = Game.objects.filter(user_id=user.pk, kind="daily").order_by("started_at").first()
-        RankedMailbox.objects.get_or_create(
-            email_canonical=user.email_canonical,
-            defaults={"user_id": user.pk, "first_played_at": first.started_at},
-        )
+    ranked = (
+        User.objects.filter(email_verified_at__isnull=False, games__kind="daily")
+        .exclude(email_canonical="")
+        .values("pk", "email_canonical")
+        .annotate(first=models.Min("games__started_at"))
+    )
+    RankedMailbox.objects.bulk_create(
+        [
+            RankedMailbox(
+                email_canonical=row["email_canonical"],
+                user_id=row["pk"],
+                first_played_at=row["first"],
+            )
+            for row in ranked
+        ],
+        batch_size=1000,
+        ignore_conflicts=True,
+    )
 
 
 class Migration(migrations.Migration):
