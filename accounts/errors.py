@@ -16,6 +16,14 @@ class MailUnavailableError(ApplicationError):
     code = "unavailable"
 
 
+class MailLimitedError(ApplicationError):
+    """No e-mail sent: the limits of its mailbox (`accounts.mail_limits`); `retry_after`
+    seconds."""
+
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    code = "throttled"
+
+
 class HashingBusyError(ApplicationError):
     """Every password-hashing slot of this host is taken (`password_hash_slot`)."""
 

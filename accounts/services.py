@@ -4,7 +4,6 @@ address. Views call these; they hold the rules."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import secrets
 from collections.abc import Iterable, Iterator
@@ -19,7 +18,6 @@ from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.tokens import PasswordResetTokenGenerator, default_token_generator
-from django.core.cache import cache
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
@@ -35,7 +33,7 @@ from knox.models import AuthToken
 from kombu.exceptions import OperationalError
 from rest_framework.exceptions import AuthenticationFailed
 
-from accounts import lockout, tokens
+from accounts import lockout, mail_limits, tokens
 from accounts.errors import (
     AccountRequiredError,
     EmailTakenError,
@@ -45,11 +43,12 @@ from accounts.errors import (
     InvalidResetLinkError,
     InvalidVerificationLinkError,
     LoginLockedError,
+    MailLimitedError,
     MailUnavailableError,
     UsernameTakenError,
 )
-from accounts.models import User
-from accounts.validators import username_skeleton
+from accounts.models import MailSent, RankedMailbox, User
+from accounts.validators import email_canonical, username_skeleton
 from config.env import VAR_DIR
 from config.errors import ApplicationError
 from config.hooks import Hook
@@ -75,8 +74,6 @@ RESERVED_USERNAMES = frozenset(
 # ... nor one that passes for one of them: "Admin.", "root_", "r00t", "rnoderator"
 # (`username_skeleton`).
 _RESERVED_SKELETONS = frozenset(map(username_skeleton, RESERVED_USERNAMES))
-# At most one reset e-mail per account in this many seconds, however often it is asked for.
-PASSWORD_RESET_MAIL_INTERVAL_S = 60
 PASSWORD_RESET_SUBJECT_TEMPLATE = "registration/klondike_password_reset_subject.txt"
 PASSWORD_RESET_EMAIL_TEMPLATE = "registration/klondike_password_reset_email.txt"
 
@@ -133,7 +130,9 @@ def user_register(
     session's token is revoked (the caller starts a session on the new one). `language` is the
     one the player picked before signing up, if any (a code of settings.LANGUAGES). With an
     `email` and an `origin`, a verification link is e-mailed to the address after the commit
-    (`user_email_set`); the address stays unverified until it is opened.
+    (`user_email_set`), unless the mailbox's limits refuse it (`accounts.mail_limits`: the
+    sign-up goes on, and `user_email_verification_send` sends one later); the address stays
+    unverified until it is opened.
 
     :raises ApplicationError: the name is reserved (RESERVED_USERNAMES, or a look-alike of one:
         `username_skeleton`), or
@@ -171,7 +170,8 @@ def user_register(
         message = gettext("That username is taken.")
         raise UsernameTakenError(message, fields={"username": [message]}) from None
     if candidate.email and origin is not None:
-        _verification_mail_queue(user=candidate, origin=origin)
+        with contextlib.suppress(MailLimitedError):
+            _verification_mail_queue(user=candidate, origin=origin)
     if guest is not None:
         tokens.token_revoke_all(user=candidate)
     token, key = tokens.token_create(user=candidate)
@@ -329,12 +329,18 @@ def user_password_reset_request(
 
 
 class _ResetForm(PasswordResetForm):
-    """Django's reset form, sending to an account at most once per interval."""
+    """Django's reset form, sending to each account as the mailbox's limits let it
+    (`accounts.mail_limits`)."""
 
     def get_users(self, email: str) -> Iterator[Any]:
         for user in super().get_users(email):
-            if cache.add(f"accounts:reset-mail:{user.pk}", 1, PASSWORD_RESET_MAIL_INTERVAL_S):
-                yield user
+            try:
+                mail_limits.mail_send_reserve(
+                    user=user, email=user.email, kind=MailSent.Kind.PASSWORD_RESET
+                )
+            except MailLimitedError:
+                continue
+            yield user
 
     def send_mail(
         self,
@@ -353,12 +359,15 @@ def user_password_reset_send(
     *, email: str, domain: str, use_https: bool, language: str = settings.LANGUAGE_CODE
 ) -> None:
     """E-mail a reset link to each active account with this address (any case) and a usable
-    password, unless one was sent to it in the last PASSWORD_RESET_MAIL_INTERVAL_S seconds.
+    password, as the mailbox's limits let it (`accounts.mail_limits`: one a minute per
+    account, and the mailbox's daily cap).
 
     The link, `<scheme>://<domain>/password-reset/<uid>/<token>`, carries Django's
     `default_token_generator` token: it expires after PASSWORD_RESET_TIMEOUT and stops working
     once the password changes or the account signs in on the site. An address that is not
-    well formed, or matches no account, sends nothing. The subject and the text are in the
+    well formed, or matches no account, sends nothing. The e-mail greets the account by its
+    name only when the address is verified: an unverified one may be a stranger's, who is
+    not to be greeted by a name the sender chose. The subject and the text are in the
     language the account picked (`User.language`), else in `language` (one of
     settings.LANGUAGES; another falls back to English).
     """
@@ -426,9 +435,6 @@ def user_password_reset_confirm(*, uid: str, token: str, new_password: str) -> U
 
 EMAIL_VERIFICATION_SUBJECT_TEMPLATE = "registration/klondike_email_verification_subject.txt"
 EMAIL_VERIFICATION_EMAIL_TEMPLATE = "registration/klondike_email_verification_email.txt"
-# At most one verification e-mail per address in this many seconds, whichever accounts ask:
-# an address typed by a stranger gets no flood.
-EMAIL_VERIFICATION_MAIL_INTERVAL_S = 60
 
 
 class EmailVerificationTokenGenerator(PasswordResetTokenGenerator):
@@ -474,7 +480,12 @@ def _check_account(user: User) -> None:
 
 
 def _verification_mail_queue(*, user: User, origin: MailOrigin) -> None:
-    """Have a verification link for the account's present address e-mailed after the commit."""
+    """Have a verification link for the account's present address e-mailed after the commit,
+    counted against the mailbox's limits.
+
+    :raises MailLimitedError: the limits refuse it (`accounts.mail_limits.mail_send_reserve`).
+    """
+    mail_limits.mail_send_reserve(user=user, email=user.email, kind=MailSent.Kind.VERIFICATION)
     email_verification_queue(user.pk, user.email, origin.domain, origin.use_https, origin.language)
 
 
@@ -482,25 +493,27 @@ def _verification_mail_queue(*, user: User, origin: MailOrigin) -> None:
 def user_email_set(*, user: User, email: str, origin: MailOrigin) -> tuple[User, bool]:
     """Give the account the address `email`, unverified, and have a verification link
     e-mailed to it after the commit (`user_email_verification_mail`). Returns the account and
-    whether a link is on its way: not when `email` is its verified address already (in any
-    letter case), which then stays as it is.
+    whether a link is on its way: not when `email` is its verified mailbox already (in any
+    spelling: `email_canonical`), which then stays as it is.
 
     Another account's verified address is accepted here, so that the answer never tells
     whether an address belongs to someone; its link is refused when opened
-    (`user_email_verify`). A changed address is no longer verified.
+    (`user_email_verify`). A changed address is no longer verified. Checked before anything
+    changes: the mailbox's limits (`accounts.mail_limits`).
 
     :raises AccountRequiredError: `user` is a guest.
+    :raises MailLimitedError: the limits refuse a link now: nothing changes (429).
     """
     _check_account(user)
     locked = User.objects.select_for_update().get(pk=user.pk)
     email = User.objects.normalize_email(email)
-    if locked.email_verified_at is not None and locked.email.lower() == email.lower():
+    if locked.email_verified_at is not None and locked.email_canonical == email_canonical(email):
         return locked, False
     if locked.email != email or locked.email_verified_at is not None:
         locked.email, locked.email_verified_at = email, None
         locked.save(update_fields=["email", "email_verified_at"])
         _token_caches_forget(locked)
-    _verification_mail_queue(user=locked, origin=origin)
+    _verification_mail_queue(user=locked, origin=origin)  # a refusal rolls the change back
     return locked, True
 
 
@@ -512,6 +525,7 @@ def user_email_verification_send(*, user: User, origin: MailOrigin) -> tuple[Use
 
     :raises AccountRequiredError: `user` is a guest.
     :raises ApplicationError: the account has no address (code `invalid`, `fields.email`).
+    :raises MailLimitedError: the mailbox's limits refuse a link now (429).
     """
     _check_account(user)
     current = User.objects.get(pk=user.pk)
@@ -524,25 +538,19 @@ def user_email_verification_send(*, user: User, origin: MailOrigin) -> tuple[Use
     return current, True
 
 
-def _verification_address_key(email: str) -> str:
-    digest = hashlib.sha256(email.lower().encode()).hexdigest()
-    return f"accounts:verify-mail:{digest}"
-
-
 def user_email_verification_mail(
     *, user_id: int, email: str, domain: str, use_https: bool, language: str
 ) -> bool:
     """E-mail the link `<scheme>://<domain>/verify-email/<uid>/<token>` to `email`, if it is
-    still the address of the active account `user_id` and unverified, and no link went to
-    that address in the last EMAIL_VERIFICATION_MAIL_INTERVAL_S seconds. Returns whether it
-    was sent. The e-mail is in the language the account picked (`User.language`), else in
-    `language` (one of settings.LANGUAGES; another falls back to English).
+    still the address of the active account `user_id` and unverified (the request that
+    queued it counted it against the mailbox's limits). Returns whether it was sent. The
+    e-mail names no account: a stranger may have typed the address. It is in the language
+    the account picked (`User.language`), else in `language` (one of settings.LANGUAGES;
+    another falls back to English).
     """
     user = User.objects.filter(pk=user_id, is_active=True, is_guest=False).first()
     if user is None or user.email != email or user.email_verified_at is not None:
         return False  # changed or verified since the link was asked for: nothing to send
-    if not cache.add(_verification_address_key(email), 1, EMAIL_VERIFICATION_MAIL_INTERVAL_S):
-        return False
     context = {
         "user": user,
         "protocol": "https" if use_https else "http",
@@ -567,7 +575,9 @@ def user_email_verify(*, uid: str, token: str) -> User:
 
     :raises InvalidVerificationLinkError: a bad, forged, expired or used link, or one of an
         account that is inactive or a guest (code `invalid`, `fields.token`).
-    :raises EmailTakenError: another account verified this address first (any letter case).
+    :raises EmailTakenError: another account verified this mailbox first (in any spelling:
+        `email_canonical`), or it is another account's ranked identity (`RankedMailbox`),
+        even one since deleted.
     """
     user = _link_account(uid, lock=True)
     if (
@@ -578,17 +588,32 @@ def user_email_verify(*, uid: str, token: str) -> User:
     ):
         message = gettext("This verification link is invalid, used or expired. Ask for a new one.")
         raise InvalidVerificationLinkError(message, fields={"token": [message]})
+    if (
+        RankedMailbox.objects.filter(email_canonical=user.email_canonical)
+        .exclude(user_id=user.pk)
+        .exists()
+    ):
+        raise _ranked_taken()
     user.email_verified_at = timezone.now()
     try:
         # A savepoint, so that a lost race for the address leaves the outer transaction usable.
         with transaction.atomic():
             user.save(update_fields=["email_verified_at"])
-    except IntegrityError:  # accounts_user_verified_email_ci_unique
+    except IntegrityError:  # accounts_user_verified_mailbox_unique
         raise EmailTakenError(
             gettext("This address is verified for another account already: give another one.")
         ) from None
     _token_caches_forget(user)
     return user
+
+
+def _ranked_elsewhere() -> Exists:
+    """Whether the outer account's mailbox is another account's ranked identity."""
+    return Exists(
+        RankedMailbox.objects.filter(email_canonical=OuterRef("email_canonical")).exclude(
+            user_id=OuterRef("pk")
+        )
+    )
 
 
 def user_check_verified_email(*, user: User) -> None:
@@ -598,8 +623,17 @@ def user_check_verified_email(*, user: User) -> None:
     `account_required`, the answer a guest gets, whatever its address.
 
     :raises EmailUnverifiedError: the account's address is missing or unverified.
+    :raises EmailTakenError: its mailbox is another account's ranked identity (only a race
+        with `user_email_verify`, which refuses that, gets here).
     """
-    row = User.objects.filter(pk=user.pk).values_list("is_guest", "email_verified_at").first()
+    row = (
+        User.objects.filter(pk=user.pk)
+        .annotate(elsewhere=_ranked_elsewhere())
+        .values_list("is_guest", "email_verified_at", "elsewhere")
+        .first()
+    )
+    if row is not None and row[2] and row[1] is not None:
+        raise _ranked_taken()
     if row is None or row[0] or row[1] is not None:
         return  # gone (the caller's activity check refuses it) or a guest: refused elsewhere
     raise EmailUnverifiedError(
@@ -608,3 +642,30 @@ def user_check_verified_email(*, user: User) -> None:
             "you, then start your attempt."
         )
     )
+
+
+def _ranked_taken() -> EmailTakenError:
+    return EmailTakenError(
+        gettext(
+            "This address plays ranked for another account: verify another one for this account."
+        )
+    )
+
+
+def user_ranked_mailbox_record(*, user: User) -> None:
+    """Inside the transaction that records a ranked attempt (`games.daily.services.attempts.
+    daily_start`): keep the account's verified mailbox as its ranked identity for good
+    (`RankedMailbox`), so that no other account verifies it again.
+
+    :raises EmailTakenError: it is another account's already (a race with a verification):
+        the caller's transaction rolls back, and nothing is ranked.
+    """
+    verified = User.objects.filter(pk=user.pk, email_verified_at__isnull=False)
+    mailbox = verified.values_list("email_canonical", flat=True).first()
+    if not mailbox:
+        return
+    record, _ = RankedMailbox.objects.get_or_create(
+        email_canonical=mailbox, defaults={"user": user, "first_played_at": timezone.now()}
+    )
+    if record.user_id != user.pk:
+        raise _ranked_taken()

@@ -3,6 +3,7 @@ look-alike fold of usernames."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unicodedata
 from typing import Any
@@ -49,3 +50,36 @@ def username_skeleton(name: str) -> str:
     for pair, single in _DOUBLES:
         skeleton = skeleton.replace(pair, single)
     return skeleton
+
+
+# Providers whose mailboxes ignore dots in the local part, and the domain each delivers for.
+_DOTLESS_DOMAINS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
+_QUOTED_PAIR = re.compile(r"\\(.)")
+
+
+def email_canonical(address: str) -> str:
+    """The mailbox an address is delivered to, as one string to compare (docs/api.md,
+    "E-mail verification"): compatibility-normalized (NFKC) and case-folded; a quoted local
+    part unquoted; the domain IDNA-encoded, as Django encodes it when sending; the local part
+    cut at its first `+` (a sub-address: the same mailbox); and at gmail.com and
+    googlemail.com, one domain and no dots. "" for "".
+
+    >>> email_canonical('"U.X+tag"@GoogleMail.com') == email_canonical("ux@gmail.com")
+    True
+    """
+    if not address:
+        return ""
+    local, at, domain = unicodedata.normalize("NFKC", address).casefold().rpartition("@")
+    if not at:
+        return address.casefold()
+    if len(local) >= 2 and local[0] == local[-1] == '"':
+        local = _QUOTED_PAIR.sub(r"\1", local[1:-1])
+    domain = domain.rstrip(".")
+    # As django.utils.encoding.punycode sends it; a name IDNA does not encode (the form
+    # refuses it) is compared as folded.
+    with contextlib.suppress(UnicodeError):
+        domain = domain.encode("idna").decode("ascii")
+    local = local.split("+", 1)[0] or local
+    if domain in _DOTLESS_DOMAINS:
+        local, domain = local.replace(".", "") or local, _DOTLESS_DOMAINS[domain]
+    return f"{local}@{domain}"

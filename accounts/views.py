@@ -443,13 +443,17 @@ def _email_answer(user: Any, sent: bool) -> Response:
 _EMAIL_RESPONSES = {
     202: OpenApiResponse(EmailOutputSerializer, description="a verification link is on its way"),
     200: OpenApiResponse(EmailOutputSerializer, description="the address is verified already"),
-    **errors("account_required"),
+    # throttled: also no link sent, by the mailbox's limits (`accounts.mail_limits`)
+    **errors("account_required", "throttled"),
 }
 
 
 class MeEmailView(APIView):
     """Sets the account's address, unverified, and e-mails it a verification link. The answer
-    is the same whether or not another account has the address."""
+    is the same whether or not another account has the address. When the mailbox's limits
+    send no link (`accounts.mail_limits`: one a minute and 5 a day per mailbox and account,
+    mail for 3 accounts a day per mailbox), 429 `throttled` with `retry_after`, and nothing
+    changes."""
 
     throttle_classes = [BorrowedRateThrottle]
     throttle_scope = "email_verification"
@@ -471,7 +475,8 @@ class MeEmailView(APIView):
 
 
 class MeEmailVerificationView(APIView):
-    """E-mails a new verification link to the account's present address."""
+    """E-mails a new verification link to the account's present address. When the mailbox's
+    limits send no link (as for `me/email`), 429 `throttled` with `retry_after`."""
 
     throttle_classes = [BorrowedRateThrottle]
     throttle_scope = "email_verification"  # counted with MeEmailView's: one mailbox's worth

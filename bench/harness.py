@@ -154,6 +154,7 @@ def make_users_main(count: int) -> None:
                 username=f"bench{i}",
                 password="!unusable",
                 email=f"bench{i}@example.com",
+                email_canonical=f"bench{i}@example.com",  # bulk_create skips User.save
                 email_verified_at=now,
             )
             for i in range(count)

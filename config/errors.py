@@ -38,12 +38,16 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "game_over": (409, "the game is over, or its ranked attempt's grace hour has passed"),
     "already_played": (409, "the ranked attempt is finished; `game` is its id"),
     "daily_deal_open": (409, "the deal is an open daily challenge's"),
-    "email_taken": (409, "another account verified the address first"),
+    "email_taken": (409, "another account verified the mailbox first, or plays ranked with it"),
     "follow_refused": (409, "a follow of oneself, or past the limit of players one may follow"),
     "request_too_large": (413, "a body over 256 KiB"),
     "unsupported_media_type": (415, "a body that is not JSON"),
     "illegal_move": (422, "the rules refuse the action; `reason` and `details` say why"),
-    "throttled": (429, "too many requests: wait `retry_after` seconds (the `Retry-After` header)"),
+    "throttled": (
+        429,
+        "too many requests (or busy refusals), or no e-mail sent by a mailbox's limits: wait "
+        "`retry_after` seconds (the `Retry-After` header)",
+    ),
     "server_error": (500, "a fault on the server's side"),
     "replay_mismatch": (500, "the server's replay of a log disagrees with its position: a fault"),
     "unavailable": (503, "busy or away for a moment: wait `retry_after` seconds"),

@@ -104,22 +104,79 @@ class ScopedThrottle(ScopedRateThrottle):
             cache_failed(f"throttle {self.scope}")
 
 
+# A client's busy refusals (503) taken back from a scope's throttle count in a bucket of this
+# many times its rate (`BusyShareThrottle`).
+BUSY_SHARE = 3
+_PERIODS = {1: "s", 60: "m", 3600: "h", 86400: "d"}
+
+
+class BusyShareThrottle(ScopedThrottle):
+    """The busy refusals of one client in one scope: the requests that `counted`, the scope's
+    own throttle, let through and took back because the server was busy (`BusyRefundedView`).
+    A bucket BUSY_SHARE times as large as the scope's: a refusal is not the client's to pay
+    for, but is not free either, so one address that asks on through busy seconds gets 429
+    once it had its share, instead of keeping the hashing slots busy for everyone. It counts
+    nothing else: `count_busy` fills it, and `allow_request` only reads it."""
+
+    def __init__(self, counted: ScopedThrottle) -> None:
+        self.counted = counted
+
+    def get_rate(self) -> str | None:
+        rate = getattr(self.counted, "rate", None)  # set by its allow_request, asked first
+        if not rate:
+            return None
+        num_requests, duration = self.parse_rate(rate)
+        if num_requests is None or duration not in _PERIODS:
+            return None
+        return f"{num_requests * BUSY_SHARE}/{_PERIODS[duration]}"
+
+    def get_cache_key(self, request: Any, view: Any) -> str | None:
+        key = super().get_cache_key(request, view)
+        return None if key is None else f"busy_{key}"
+
+    def throttle_success(self) -> bool:
+        return True  # a request served, or not yet refused, is none of this bucket's
+
+    def count_busy(self) -> None:
+        """Count the request being answered 503 (busy). Best effort: a cache that cannot
+        answer counts nothing."""
+        if getattr(self, "key", None) is None or getattr(self, "now", None) is None:
+            return  # nothing to count by: no rate, or a client without an address
+        try:
+            history = self.cache.get(self.key, [])
+            history.insert(0, self.now)
+            self.cache.set(self.key, history, self.duration)  # type: ignore[attr-defined]
+        except CACHE_ERRORS:
+            cache_failed(f"throttle busy {self.scope}")
+
+
 class BusyRefundedView(APIView):
     """An API view the server may refuse as busy (503 `unavailable`, e.g. every
     password-hashing slot taken): such a request is taken back from the caller's throttles.
     A throttle counts what a client asks, not what the server could not do: a player whose
     sign-up met a busy second, and who tries again when asked to, keeps the quota of their
-    address, which neighbours behind the same address share."""
+    address, which neighbours behind the same address share. It counts in a second bucket
+    per client instead, BUSY_SHARE times as large (`BusyShareThrottle`): past its share of
+    busy refusals, an address gets 429."""
 
     def get_throttles(self) -> list[Any]:
-        # DRF's check_throttles asks once per request: these are the ones that counted it.
-        self.counted_throttles = super().get_throttles()
+        # DRF's check_throttles asks once per request, each in this order: these are the ones
+        # that counted it, and then the busy bucket of each.
+        counted = super().get_throttles()
+        shares = [
+            BusyShareThrottle(throttle)
+            for throttle in counted
+            if isinstance(throttle, ScopedThrottle) and not isinstance(throttle, CounterThrottle)
+        ]
+        self.counted_throttles = [*counted, *shares]
         return self.counted_throttles
 
     def handle_exception(self, exc: Exception) -> Any:
         if isinstance(exc, ApplicationError) and exc.status_code == 503:
             for throttle in getattr(self, "counted_throttles", []):
-                if isinstance(throttle, ScopedThrottle):
+                if isinstance(throttle, BusyShareThrottle):
+                    throttle.count_busy()
+                elif isinstance(throttle, ScopedThrottle):
                     throttle.refund()
         return super().handle_exception(exc)
 

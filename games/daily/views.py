@@ -112,7 +112,9 @@ class DailyStartView(APIView):
             201: GameSerializer,
             200: GameSerializer,
             # not_found: a closed, future or unknown day or mode
-            **errors("invalid", "account_required", "email_unverified", "already_played"),
+            **errors(
+                "invalid", "account_required", "email_unverified", "email_taken", "already_played"
+            ),
         },
     )
     def post(self, request: Request, day: str, mode: str) -> Response:

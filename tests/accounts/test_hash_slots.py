@@ -127,3 +127,49 @@ def test_the_bound_holds_for_every_process_on_the_host(embedded_env, tmp_path):
             status, answer = call(port, "POST", "/api/v1/auth/login", None, body)
             assert status == 503 and answer["error"]["code"] == "unavailable", answer
         assert call(port, "POST", "/api/v1/auth/login", None, body)[0] == 200
+
+
+def test_one_address_gets_429_after_its_share_of_busy_refusals(api_client, make_user, settings):
+    """A busy refusal is refunded to the address's throttle but counts in a second bucket,
+    BUSY_SHARE times as large (config.throttles.BusyShareThrottle): before, one address sent
+    234 logins that all got 503 and never a 429, and slowed other players' moves tenfold."""
+    from config.throttles import BUSY_SHARE
+
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"login": "2/min", "register": "2/min"},
+    }
+    make_user("flooded", PASSWORD)
+    login = {"username": "flooded", "password": PASSWORD}
+    flooder, neighbour = {"REMOTE_ADDR": "198.51.100.8"}, {"REMOTE_ADDR": "198.51.100.9"}
+    with services._hash_slots.take() as got:
+        assert got
+        for _ in range(2 * BUSY_SHARE):
+            _busy(api_client.post("/api/v1/auth/login", login, format="json", **flooder))
+        refused = api_client.post("/api/v1/auth/login", login, format="json", **flooder)
+        assert refused.status_code == 429, refused.content
+        assert refused.json()["error"]["code"] == "throttled"
+        assert int(refused["Retry-After"]) > 0
+        # Another address, and another scope of the same one, are not affected.
+        _busy(api_client.post("/api/v1/auth/login", login, format="json", **neighbour))
+        body = {"username": "newcomer", "password": PASSWORD}
+        _busy(api_client.post("/api/v1/auth/register", body, format="json", **flooder))
+    # Still 429 with a free slot, until its busy refusals age out of the minute.
+    again = api_client.post("/api/v1/auth/login", login, format="json", **flooder)
+    assert again.status_code == 429, again.content
+    served = api_client.post("/api/v1/auth/login", login, format="json", **neighbour)
+    assert served.status_code == 200, served.content
+
+
+def test_a_player_retrying_busy_seconds_as_asked_keeps_signing_up(api_client):
+    """The soak's players, one sign-up at a time and each retrying a busy second, stay inside
+    their share: every one of them signs up (the default rates)."""
+    for player in range(5):
+        address = {"REMOTE_ADDR": "198.51.100.10"}  # neighbours behind one address
+        body = {"username": f"soaker{player}", "password": PASSWORD}
+        with services._hash_slots.take() as got:
+            assert got
+            for _ in range(2):  # two busy seconds before a slot frees
+                _busy(api_client.post("/api/v1/auth/register", body, format="json", **address))
+        signed_up = api_client.post("/api/v1/auth/register", body, format="json", **address)
+        assert signed_up.status_code == 201, signed_up.content

@@ -11,7 +11,7 @@ from django.utils.translation import gettext
 
 from accounts.authentication import user_check_active
 from accounts.models import User
-from accounts.services import user_check_verified_email
+from accounts.services import user_check_verified_email, user_ranked_mailbox_record
 from config.hooks import Hook
 from games import clock, engine
 from games import services as game_services
@@ -46,6 +46,8 @@ def daily_start(
     :raises AuthenticationFailed: the account was deactivated.
     :raises EmailUnverifiedError: the account has no verified e-mail address (a guest is
         refused with `account_required` instead).
+    :raises EmailTakenError: its mailbox is another account's ranked identity
+        (`accounts.models.RankedMailbox`).
     :raises DailyNotFoundError: unknown mode, or a day that is not open for starts.
     :raises AlreadyPlayedError: the user has finished their attempt.
     """
@@ -75,6 +77,7 @@ def daily_start(
             AttemptOrigin.objects.create(
                 game=game, daily=daily, address=address, browser=browser, created_at=now
             )
+            user_ranked_mailbox_record(user=user)  # its mailbox is its ranked identity now
     except IntegrityError:
         # A concurrent request recorded the attempt first: answer with that one.
         game = _attempt(user=user, daily=daily)
