@@ -142,6 +142,7 @@ PUBLISHED_SECRETS = frozenset(
         "collectstatic-only",  # the Dockerfile's build step, before
         "r3al-" + "Qx7!pZ" * 9,  # test keys before they were drawn at random
         "pr0duction-" + "x9Q!" * 15,
+        "scraper-" + "k3Y!" * 12,  # tests/config/test_metrics.py's METRICS_TOKEN, before
     }
 )
 
