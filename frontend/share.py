@@ -11,6 +11,7 @@ from django.utils import translation
 
 from config.cache import cache_get, cache_set
 from config.errors import NotFoundError
+from config.site import site_link
 from games.daily import share_card, sharing
 
 # How long a browser or a chat app's fetcher may keep a card: a while once the board is final
@@ -47,8 +48,8 @@ def share_page(request: HttpRequest, game_id: int) -> HttpResponse:
                 "figures": lines[1],
                 "rank": lines[2] if len(lines) > 2 else "",
                 "row": sharing.symbol_row(result.homed),
-                "page_url": request.build_absolute_uri(f"/share/{game_id}?lang={language}"),
-                "image_url": request.build_absolute_uri(f"/share/{game_id}.png?lang={language}"),
+                "page_url": site_link(f"/share/{game_id}?lang={language}"),
+                "image_url": site_link(f"/share/{game_id}.png?lang={language}"),
             },
         )
 

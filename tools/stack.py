@@ -117,6 +117,7 @@ class Stack:
             "DJANGO_HTTPS": "0",  # plain HTTP on loopback
             "DJANGO_SECRET_KEY": "",  # set by start(): read from the root, made once
             "DJANGO_ALLOWED_HOSTS": f"{HOST},localhost",
+            "SITE_URL": self.url,  # links point at the balancer
             "DATABASE_URL": f"postgres://{SERVICE_ROLE}@{database}",
             "REDIS_URL": f"redis://{HOST}:{self.ports.redis}/0",
             # nginx appends the address it saw to X-Forwarded-For: the throttles count that one.

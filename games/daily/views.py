@@ -23,6 +23,7 @@ from config.browser import browser_id
 from config.errors import NotFoundError
 from config.fields import PageNumberField, StrictCharField
 from config.schema import PAGE_PARAMETER, errors
+from config.site import site_link
 from config.throttles import ScopedThrottle, client_address
 from games import clock
 from games import selectors as game_selectors
@@ -292,8 +293,8 @@ class ShareView(APIView):
         game = sharing.shared_game(game_id=game_id, viewer=request.user, owner_only=True)
         result = sharing.shared_result(game)
         language = translation.get_language() or settings.LANGUAGE_CODE
-        url = request.build_absolute_uri(f"/share/{game.pk}?lang={language}")
-        image = request.build_absolute_uri(f"/share/{game.pk}.png?lang={language}")
+        url = site_link(f"/share/{game.pk}?lang={language}")
+        image = site_link(f"/share/{game.pk}.png?lang={language}")
         return Response(
             {
                 "text": sharing.share_text(result, url=url),
