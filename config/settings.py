@@ -335,6 +335,7 @@ REST_FRAMEWORK = {
         "hints": env.THROTTLE_HINTS,
         "games": env.THROTTLE_GAMES,
         "export": env.THROTTLE_EXPORT,
+        "share": env.THROTTLE_SHARE,
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Throttles and the integrity check count the real client: X-Forwarded-For only as far

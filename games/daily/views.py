@@ -37,6 +37,7 @@ from games.daily.serializers import (
     StreaksSerializer,
 )
 from games.daily.services import attempts, deals
+from games.daily.services import sharing as share_services
 from games.serializers import GameSerializer
 
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -291,6 +292,7 @@ class ShareView(APIView):
     @extend_schema(responses={200: OutputSerializer, **errors("not_found")})
     def get(self, request: Request, game_id: int) -> Response:
         game = sharing.shared_game(game_id=game_id, viewer=request.user, owner_only=True)
+        share_services.game_share_publish(game=game)  # its page and card are public from now
         result = sharing.shared_result(game)
         language = translation.get_language() or settings.LANGUAGE_CODE
         url = site_link(f"/share/{game.pk}?lang={language}")
