@@ -45,7 +45,7 @@ class TooManyShares(Exception):
 
 
 def _too_many(request: HttpRequest) -> HttpResponse:
-    message = gettext("Too many requests. Please wait a minute and try again.")
+    message = gettext("Request was throttled.")  # DRF's, translated in every catalog
     response = render(
         request, "frontend/error.html", {"status": 429, "message": message}, status=429
     )
