@@ -13,12 +13,13 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config import env
 from config.wsgi import at_the_root
+from tests.accounts.conftest import celery_tasks_eager
 from tests.config.test_metrics_processes import gunicorn
 from tests.games.daily.conftest import clock, daily
 from tests.games.daily.test_sharing import won
 from tests.servers import embedded_env, free_port
 
-__all__ = ["clock", "daily", "embedded_env", "won"]  # fixtures, used by name
+__all__ = ["celery_tasks_eager", "clock", "daily", "embedded_env", "won"]  # fixtures, used by name
 
 
 def _raw_get(port: int, path: str, headers: dict[str, str]) -> tuple[int, str]:
@@ -74,6 +75,7 @@ def test_a_share_link_has_the_sites_origin_not_the_hosts_port(won, settings):
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("celery_tasks_eager")
 def test_a_mailed_link_has_the_sites_origin_not_the_hosts_port(api_client, make_user, settings):
     settings.SITE_URL = "https://klondike.example"
     user, _ = make_user("Mailed")
