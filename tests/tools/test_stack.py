@@ -405,3 +405,34 @@ def test_the_balancers_own_refusals_are_the_error_format(stack: Stack):
     assert headers["retry-after"] == "1" and json.loads(body)["error"]["code"] == "throttled"
     # Another address is not slowed by that one's limit.
     assert _raw(stack, get + b"\r\n", "127.0.0.9")[0] == 200
+
+
+def test_one_client_holding_slow_connections_does_not_take_the_balancer(stack: Stack):
+    """2,100 connections from one address, each with a partial header, held: with nginx's
+    1,024 connections a worker and no header timeout, no other client's health check was
+    answered (bench/slow_clients.py measures 5,000)."""
+    import resource
+    import socket
+
+    held_count = 2100
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < held_count + 500:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, held_count + 500), hard))
+    held: list[socket.socket] = []
+    try:
+        for _ in range(held_count):
+            s = socket.create_connection(
+                (HOST, stack.ports.lb), 30, source_address=("127.0.0.20", 0)
+            )
+            s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            held.append(s)
+        get = b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        assert [_raw(stack, get, "127.0.0.21")[0] for _ in range(5)] == [200] * 5
+        body = {
+            "username": f"slow{time.monotonic_ns() % 10**9}",
+            "password": "a long enough passphrase 42",
+        }
+        assert call(stack, "POST", "/api/v1/auth/register", body=body)[0] == 201
+    finally:
+        for s in held:
+            s.close()
