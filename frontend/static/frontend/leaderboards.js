@@ -66,9 +66,10 @@ function dailyRow(entry, final) {
   ]);
 }
 
+// A private profile's entry: its name and rank, its figures null ("—").
 const ratingRow = (entry) => row(entry, [], [
-  el("td", { class: "num", text: formatRating(entry.rating, entry.deviation) }),
-  el("td", { class: "num", text: formatNumber(entry.boards) }),
+  el("td", { class: "num", text: entry.rating === null ? "—" : formatRating(entry.rating, entry.deviation) }),
+  el("td", { class: "num", text: entry.boards === null ? "—" : formatNumber(entry.boards) }),
 ]);
 
 /** "#4 of 120, level with or ahead of 97% of players": a ranked `me`. */
