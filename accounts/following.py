@@ -52,11 +52,15 @@ def user_follow(*, follower: User, username: str) -> User:
 
 def user_unfollow(*, follower: User, username: str) -> None:
     """`follower` no longer follows the player named `username` (nothing if they did not).
+    A private profile is let go too, but answered as an unknown player is: the answer must
+    not tell that the name has an account.
 
-    :raises NotFoundError: no such player (a private one is found: one may always let go).
+    :raises NotFoundError: no such player, or one whose profile is private (someone else's).
     """
     followee = user_get_by_username(username=username, viewer=None, private_too=True)
     Follow.objects.filter(follower=follower, followee=followee).delete()
+    if followee.profile_private and followee.pk != follower.pk:
+        user_get_by_username(username=username, viewer=follower)  # raises as for no player
 
 
 def user_privacy_set(*, user: User, private: bool) -> User:

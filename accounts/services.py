@@ -102,7 +102,7 @@ def password_hash_slot() -> Iterator[None]:
 @dataclass(frozen=True)
 class MailOrigin:
     """Where the link of an e-mail points and which language it falls back to: the asking
-    request's host (checked against ALLOWED_HOSTS), scheme and language. An account that
+    site's origin (SITE_URL, never the request's Host) and the request's language. An account that
     picked a language gets its e-mails in that one."""
 
     domain: str
@@ -309,8 +309,8 @@ def user_password_reset_request(
     """Have a password reset link e-mailed to the accounts with this address, if any.
 
     Sends a task and looks nothing up here, so the caller's answer takes the same time whether
-    or not the address belongs to an account. `domain` (the request's host, checked against
-    ALLOWED_HOSTS) and `use_https` make the link; the e-mail is written in `language` (the
+    or not the address belongs to an account. `domain` and `use_https` (the site's, SITE_URL)
+    make the link; the e-mail is written in `language` (the
     asking request's).
 
     :raises MailUnavailableError: the task queue cannot take the request (Redis down); the

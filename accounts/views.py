@@ -35,6 +35,7 @@ from accounts.models import User
 from accounts.serializers import StatsSerializer, UserSerializer
 from config.fields import EmailField, StrictBooleanField, StrictCharField
 from config.schema import errors
+from config.site import site_domain, site_uses_https
 from config.throttles import BusyRefundedView, ScopedThrottle
 from games import selectors as game_selectors
 from games.daily import selectors as daily_selectors
@@ -88,11 +89,11 @@ def _set_language_cookie(response: Response, language: str) -> None:
 
 
 def _mail_origin(request: Request) -> services.MailOrigin:
-    """The request's host (checked against ALLOWED_HOSTS), scheme and language, for the links
-    and the language of the e-mails it asks for."""
+    """The site's origin (SITE_URL, not the request's Host) and the request's language, for
+    the links and the language of the e-mails it asks for."""
     return services.MailOrigin(
-        domain=request.get_host(),
-        use_https=request.is_secure(),
+        domain=site_domain(),
+        use_https=site_uses_https(),
         language=translation.get_language() or settings.LANGUAGE_CODE,
     )
 
@@ -257,8 +258,8 @@ class PasswordResetView(BusyRefundedView):
         data.is_valid(raise_exception=True)
         services.user_password_reset_request(
             email=data.validated_data["email"],
-            domain=request.get_host(),
-            use_https=request.is_secure(),
+            domain=site_domain(),
+            use_https=site_uses_https(),
             language=translation.get_language(),
         )
         detail = gettext("If an account has this e-mail address, a reset link is on its way to it.")

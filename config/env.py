@@ -12,6 +12,7 @@ import os
 import secrets
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -142,6 +143,7 @@ PUBLISHED_SECRETS = frozenset(
         "collectstatic-only",  # the Dockerfile's build step, before
         "r3al-" + "Qx7!pZ" * 9,  # test keys before they were drawn at random
         "pr0duction-" + "x9Q!" * 15,
+        "scraper-" + "k3Y!" * 12,  # tests/config/test_metrics.py's METRICS_TOKEN, before
     }
 )
 
@@ -177,6 +179,33 @@ CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
 # Behind TLS (the production default when debug is off): secure cookies, HSTS, redirects.
 HTTPS = env_bool("DJANGO_HTTPS", default=not DEBUG)
+
+
+def _site_url(value: str | None) -> str:
+    """The site's origin, `scheme://host[:port]`, which every link the service writes starts
+    with (e-mail links, a share page's og:url and og:image): never the request's Host, whose
+    port any client may choose. Unset: `make run`'s origin in debug mode, else the scheme
+    (DJANGO_HTTPS) and the first of DJANGO_ALLOWED_HOSTS that names one host."""
+    if value is None:
+        if DEBUG:
+            return "http://127.0.0.1:8000"
+        hosts = [h for h in ALLOWED_HOSTS if h and "*" not in h and not h.startswith(".")]
+        if not hosts:
+            raise ImproperlyConfigured(
+                "SITE_URL is not set and DJANGO_ALLOWED_HOSTS names no single host: set "
+                "SITE_URL to the site's origin (https://klondike.example)."
+            )
+        return f"{'https' if HTTPS else 'http'}://{hosts[0]}"
+    parts = urlsplit(value.rstrip("/"))
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query:
+        raise ImproperlyConfigured(
+            f"SITE_URL is {value!r}: it is an origin, scheme://host[:port] with no path "
+            "(https://klondike.example)."
+        )
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+SITE_URL = _site_url(env_str("SITE_URL"))
 
 DATABASE_URL = env_str("DATABASE_URL")
 REDIS_URL = env_str("REDIS_URL")
@@ -226,6 +255,8 @@ if PASSWORD_HASHES_AT_ONCE < 1:
 THROTTLE_HINTS = env_str("THROTTLE_HINTS", "60/min")
 THROTTLE_GAMES = env_str("THROTTLE_GAMES", "30/min")
 THROTTLE_EXPORT = env_str("THROTTLE_EXPORT", "6/min")
+# Share pages and their image cards (frontend/share.py), per client address.
+THROTTLE_SHARE = env_str("THROTTLE_SHARE", "60/min")
 
 # The owner's connection to the same PostgreSQL database, for `manage.py migrate` and the test
 # suite only (never the web, worker or beat processes). A process that has it connects as the

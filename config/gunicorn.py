@@ -25,6 +25,11 @@ max_requests_jitter = 10_000
 limit_request_line = 4094  # bytes of the request line: longer is 414
 limit_request_fields = 50  # header fields
 limit_request_field_size = 8190  # bytes of one header field
+# No client header moves the site under a prefix or sets the path: gunicorn would take
+# SCRIPT_NAME and PATH_INFO headers from its forwarded_allow_ips (loopback by default, where
+# a node's neighbours and nginx are) and cut that prefix off the path. A header with an
+# underscore is then dropped (header_map "drop"); config/wsgi.py resets the prefix as well.
+forwarder_headers = ""
 
 
 # Metrics (config/metrics.py): this master's workers write theirs to files in one directory,

@@ -21,6 +21,8 @@ SECRET_KEY = env.SECRET_KEY
 SECRET_KEY_FALLBACKS = env.SECRET_KEY_FALLBACKS
 ALLOWED_HOSTS = env.ALLOWED_HOSTS
 CSRF_TRUSTED_ORIGINS = env.CSRF_TRUSTED_ORIGINS
+# The origin every link the service writes starts with (config/site.py), not the request's Host.
+SITE_URL = env.SITE_URL
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -333,6 +335,7 @@ REST_FRAMEWORK = {
         "hints": env.THROTTLE_HINTS,
         "games": env.THROTTLE_GAMES,
         "export": env.THROTTLE_EXPORT,
+        "share": env.THROTTLE_SHARE,
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Throttles and the integrity check count the real client: X-Forwarded-For only as far

@@ -4,14 +4,19 @@ link carries), whatever the reader's."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import translation
+from django.utils.translation import gettext
 
-from config.cache import cache_get, cache_set
 from config.errors import NotFoundError
+from config.site import site_link
+from config.throttles import ScopedThrottle
 from games.daily import share_card, sharing
+from games.daily.services import sharing as share_services
 
 # How long a browser or a chat app's fetcher may keep a card: a while once the board is final
 # (its rank no longer changes), briefly before.
@@ -24,6 +29,10 @@ def _language(request: HttpRequest) -> str:
 
 
 def _result(request: HttpRequest, game_id: int) -> sharing.SharedResult:
+    """The shared result, after the per-address throttle of share pages and cards (scope
+    `share`, THROTTLE_SHARE): past it, the site's 429 page."""
+    if not ScopedThrottle().allow_request(request, SimpleNamespace(throttle_scope="share")):
+        raise TooManyShares
     try:
         game = sharing.shared_game(game_id=game_id, viewer=request.user)
     except NotFoundError:
@@ -31,9 +40,25 @@ def _result(request: HttpRequest, game_id: int) -> sharing.SharedResult:
     return sharing.shared_result(game)
 
 
+class TooManyShares(Exception):
+    """More share pages and cards than THROTTLE_SHARE from one address."""
+
+
+def _too_many(request: HttpRequest) -> HttpResponse:
+    message = gettext("Request was throttled.")  # DRF's, translated in every catalog
+    response = render(
+        request, "frontend/error.html", {"status": 429, "message": message}, status=429
+    )
+    response["Retry-After"] = "60"
+    return response
+
+
 def share_page(request: HttpRequest, game_id: int) -> HttpResponse:
     """The result's page: its lines and row, with OpenGraph tags for the unfurl."""
-    result = _result(request, game_id)
+    try:
+        result = _result(request, game_id)
+    except TooManyShares:
+        return _too_many(request)
     language = _language(request)
     with translation.override(language):
         lines = sharing.share_lines(result)
@@ -47,23 +72,26 @@ def share_page(request: HttpRequest, game_id: int) -> HttpResponse:
                 "figures": lines[1],
                 "rank": lines[2] if len(lines) > 2 else "",
                 "row": sharing.symbol_row(result.homed),
-                "page_url": request.build_absolute_uri(f"/share/{game_id}?lang={language}"),
-                "image_url": request.build_absolute_uri(f"/share/{game_id}.png?lang={language}"),
+                "page_url": site_link(f"/share/{game_id}?lang={language}"),
+                "image_url": site_link(f"/share/{game_id}.png?lang={language}"),
             },
         )
 
 
 def share_image(request: HttpRequest, game_id: int) -> HttpResponse:
-    """The result's image card (PNG), kept in the cache per result and language."""
-    result = _result(request, game_id)
+    """The result's image card (PNG), drawn once per result and language and kept."""
+    try:
+        result = _result(request, game_id)
+    except TooManyShares:
+        return _too_many(request)
     language = _language(request)
     final = result.rank is not None
-    key = f"share-card:{game_id}:{language}:{result.rank}:{result.entries}"
-    png = cache_get(key)
-    if png is None:
+
+    def draw() -> bytes:
         with translation.override(language):
-            png = share_card.share_card_png(result, row=sharing.symbol_row(result.homed))
-        cache_set(key, png, CARD_MAX_AGE_S[final])
+            return share_card.share_card_png(result, row=sharing.symbol_row(result.homed))
+
+    png = share_services.share_card_kept(result=result, language=language, draw=draw)
     response = HttpResponse(png, content_type="image/png")
     response["Cache-Control"] = f"public, max-age={CARD_MAX_AGE_S[final]}"
     return response

@@ -4,10 +4,12 @@ called by the page's own scripts (so the page is exactly as capable as any other
 from __future__ import annotations
 
 import calendar as month_calendar
+import re
 from collections.abc import Callable
 from datetime import date
 
 from django.conf import settings
+from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -75,14 +77,19 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
 _daily_calendar = _page("calendar.html", "daily", modes=settings.DAILY_MODES)
 
 
+# The months the API's calendar may name (games/daily/views.py): a year from 1000 on, 01 to 12.
+_ISO_MONTH = re.compile("[1-9][0-9]{3}-(0[1-9]|1[0-2])")
+
+
 def _month(text: str) -> date:
-    """The month `YYYY-MM` asks for; this UTC month for anything else (the page's script then
-    asks the API, which says when a month has no calendar)."""
-    try:
-        year, month = (int(part) for part in text.split("-"))
-        return date(year, month, 1)
-    except ValueError:
+    """The month `YYYY-MM` asks for (the page's script then asks the API, which says when a
+    month has no calendar), this UTC month when none is given; any other text is the site's
+    400 page, as the API refuses it (a number past `date`'s years was a 500)."""
+    if not text:
         return timezone.now().date().replace(day=1)
+    if not _ISO_MONTH.fullmatch(text):
+        raise BadRequest("month")
+    return date.fromisoformat(f"{text}-01")
 
 
 def daily_calendar(request: HttpRequest) -> HttpResponse:

@@ -196,15 +196,25 @@ class GameAdmin(ReadOnlyAdmin):
             return "not recorded (a casual game, or kept no longer than 30 days)"
         return f"address {origin.address or 'unknown'}, browser {origin.browser[:8] or 'none'}…"
 
-    @admin.action(description="Clear the integrity flag (fair play: it stays on its board)")
+    # Both need the change permission the per-game buttons need (`has_change_permission`):
+    # the admin offers them to no one else, and `_review` refuses anyone else who names them.
+    @admin.action(
+        description="Clear the integrity flag (fair play: it stays on its board)",
+        permissions=["change"],
+    )
     def clear_flags(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
         self._review(request, queryset, FlagReview.CLEARED)
 
-    @admin.action(description="Confirm the integrity flag (cheating: it leaves its board)")
+    @admin.action(
+        description="Confirm the integrity flag (cheating: it leaves its board)",
+        permissions=["change"],
+    )
     def confirm_flags(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
         self._review(request, queryset, FlagReview.CONFIRMED)
 
     def _review(self, request: HttpRequest, queryset: QuerySet[Game], review: FlagReview) -> None:
+        if not self.has_change_permission(request):
+            raise PermissionDenied
         changed = sum(
             integrity.game_flag_review(game_id=pk, review=review)
             for pk in queryset.exclude(flag_reason="").values_list("pk", flat=True)

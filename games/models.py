@@ -126,6 +126,9 @@ class Game(models.Model):
     clock_ms = models.BigIntegerField(default=0)
     last_action_ms = models.BigIntegerField(null=True, blank=True)
     analysis = models.JSONField(null=True, blank=True)
+    # When its player first shared this ranked attempt (`GET /games/{id}/share`, the page's
+    # Share button): from then on its share page and card are public, before that a 404.
+    shared_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -544,3 +547,23 @@ class Badge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.kind} on {self.earned_on}"
+
+
+class ShareCard(models.Model):
+    """A shared result's image card, drawn once per game and language and kept (drawing one
+    costs about 80 ms of CPU); drawn again only when what it says changed (the board went
+    final: its rank shows)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    language = models.CharField(max_length=16)
+    rank = models.IntegerField(null=True, blank=True)
+    entries = models.IntegerField(null=True, blank=True)
+    png = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "language"], name="games_sharecard_game_lang"),
+        ]
+
+    def __str__(self) -> str:
+        return f"card of game {self.game_id} ({self.language})"

@@ -62,6 +62,12 @@ def _plain_static_storage(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _site_url(settings: Any) -> None:
+    """Links start with the test client's own origin (SITE_URL; config/site.py)."""
+    settings.SITE_URL = "http://testserver"
+
+
+@pytest.fixture(autouse=True)
 def _clear_cache() -> Iterator[None]:
     """Throttle counters, cached tokens and games kept in memory must not leak from one test
     into the next."""

@@ -123,6 +123,18 @@ def _rating_change(change: RatingChange) -> dict[str, int]:
     }
 
 
+# What a private profile's entry on a public board hides from others: its name and rank show,
+# nothing its rating, or its rating history, could be rebuilt from.
+_PRIVATE_HIDDEN = ("rating", "deviation", "low", "high", "boards")
+
+
+def _private_masked(entry: dict[str, Any], *, player: User, viewer: object) -> dict[str, Any]:
+    """`entry` of `player` on a public board as `viewer` sees it (the player sees it whole)."""
+    if player.profile_private and not (isinstance(viewer, User) and viewer.pk == player.pk):
+        entry.update({field: None for field in _PRIVATE_HIDDEN if field in entry})
+    return entry
+
+
 def _entry(
     game: Game, rank: int, rules: engine.Rules, changes: dict[int, dict[str, int]]
 ) -> dict[str, Any]:
@@ -188,6 +200,7 @@ def daily_leaderboard(
             "game_id",
             *(f"game__{field}" for field in _ENTRY_GAME_FIELDS),
             "game__user__username",
+            "game__user__profile_private",
         )
         .order_by("position")
         if count
@@ -211,7 +224,12 @@ def daily_leaderboard(
         "count": count,
         "page": page,
         "pages": pages,
-        "entries": [_entry(row.game, row.rank, rules, changes) for row in rows],
+        "entries": [
+            _private_masked(
+                _entry(row.game, row.rank, rules, changes), player=row.game.user, viewer=user
+            )
+            for row in rows
+        ],
         "me": me,
     }
 
@@ -273,9 +291,8 @@ def _following_board(
     entries = []
     for game, rank in shown:
         placed = _generation_entry(daily=daily, user=game.user)
-        entries.append(
-            {**_entry(game, rank, rules, changes), "board_rank": placed[0] if placed else None}
-        )
+        entry = {**_entry(game, rank, rules, changes), "board_rank": placed[0] if placed else None}
+        entries.append(_private_masked(entry, player=game.user, viewer=user))
     me = None
     if mine is not None:
         me = {
@@ -512,7 +529,15 @@ def rating_leaderboard(
     rows = (
         established.filter(position__gte=first, position__lt=first + PAGE_SIZE)
         .select_related("user")
-        .only("mu", "sigma", "boards", "last_board", "position", "user__username")
+        .only(
+            "mu",
+            "sigma",
+            "boards",
+            "last_board",
+            "position",
+            "user__username",
+            "user__profile_private",
+        )
         .order_by("position")
     )
     me = None
@@ -532,7 +557,15 @@ def rating_leaderboard(
         "page": page,
         "pages": pages,
         "entries": [
-            {"rank": row.position, "user": row.user.username, **_rating_figures(row, today=today)}
+            _private_masked(
+                {
+                    "rank": row.position,
+                    "user": row.user.username,
+                    **_rating_figures(row, today=today),
+                },
+                player=row.user,
+                viewer=user,
+            )
             for row in rows
         ],
         "me": me,
@@ -565,12 +598,16 @@ def _following_ratings(
     mine = next((i for i, r in enumerate(rows) if r.user_id == user.pk), None)
     page, pages, first, shown = _following_page(rows, mine=mine, page=page, around_me=around_me)
     entries = [
-        {
-            "rank": first + i,
-            "user": row.user.username,
-            "board_rank": row.position,
-            **_rating_figures(row, today=today),
-        }
+        _private_masked(
+            {
+                "rank": first + i,
+                "user": row.user.username,
+                "board_rank": row.position,
+                **_rating_figures(row, today=today),
+            },
+            player=row.user,
+            viewer=user,
+        )
         for i, row in enumerate(shown)
     ]
     me = None

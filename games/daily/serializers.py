@@ -17,8 +17,8 @@ class RatingChangeSerializer(serializers.Serializer[dict[str, Any]]):
 
 RATING_CHANGE_HELP = (
     "What the final board did to the player's rating in its draw; null while the board is "
-    "open, before the rating job has rated it, and for an entry that counts for no rating "
-    "(under review)."
+    "open, before the rating job has rated it, for an entry that counts for no rating "
+    "(under review), and, to others, on a private profile's entry of a board."
 )
 
 
@@ -152,6 +152,12 @@ class RatingFiguresSerializer(serializers.Serializer[dict[str, Any]]):
 class RatingEntrySerializer(RatingFiguresSerializer):
     rank = serializers.IntegerField()
     user = serializers.CharField()
+    # A private profile's entry shows its name and rank only (to others).
+    rating = serializers.IntegerField(allow_null=True, help_text="null for a private profile.")
+    deviation = serializers.IntegerField(allow_null=True, help_text="null for a private profile.")
+    low = serializers.IntegerField(allow_null=True, help_text="null for a private profile.")
+    high = serializers.IntegerField(allow_null=True, help_text="null for a private profile.")
+    boards = serializers.IntegerField(allow_null=True, help_text="null for a private profile.")
     board_rank = serializers.IntegerField(
         required=False,
         allow_null=True,

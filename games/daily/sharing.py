@@ -47,10 +47,10 @@ class SharedResult:
 
 def shared_game(*, game_id: int, viewer: object = None, owner_only: bool = False) -> Game:
     """A finished ranked attempt whose result may be shared: its player's own (`owner_only`),
-    or anyone's whose profile is public.
+    or, for anyone, one its player shared (`shared_at`) from a public profile.
 
     :raises NotFoundError: no such game, not a finished ranked attempt, not the viewer's own
-        when `owner_only`, or a private profile's for someone else.
+        when `owner_only`, or for someone else one never shared or a private profile's.
     """
     game = (
         Game.objects.select_related("daily", "user")
@@ -64,6 +64,7 @@ def shared_game(*, game_id: int, viewer: object = None, owner_only: bool = False
         or (owner_only and not mine)
         or not game.user.is_active
         or (game.user.profile_private and not mine)
+        or (game.shared_at is None and not mine)
     ):
         raise NotFoundError(
             gettext("No result to share: only a finished ranked attempt of yours has one.")

@@ -23,6 +23,7 @@ from config.browser import browser_id
 from config.errors import NotFoundError
 from config.fields import PageNumberField, StrictCharField
 from config.schema import PAGE_PARAMETER, errors
+from config.site import site_link
 from config.throttles import ScopedThrottle, client_address
 from games import clock
 from games import selectors as game_selectors
@@ -36,6 +37,7 @@ from games.daily.serializers import (
     StreaksSerializer,
 )
 from games.daily.services import attempts, deals
+from games.daily.services import sharing as share_services
 from games.serializers import GameSerializer
 
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -292,10 +294,11 @@ class ShareView(APIView):
     @extend_schema(responses={200: OutputSerializer, **errors("not_found")})
     def get(self, request: Request, game_id: int) -> Response:
         game = sharing.shared_game(game_id=game_id, viewer=request.user, owner_only=True)
+        share_services.game_share_publish(game=game)  # its page and card are public from now
         result = sharing.shared_result(game)
         language = translation.get_language() or settings.LANGUAGE_CODE
-        url = request.build_absolute_uri(f"/share/{game.pk}?lang={language}")
-        image = request.build_absolute_uri(f"/share/{game.pk}.png?lang={language}")
+        url = site_link(f"/share/{game.pk}?lang={language}")
+        image = site_link(f"/share/{game.pk}.png?lang={language}")
         return Response(
             {
                 "text": sharing.share_text(result, url=url),

@@ -81,8 +81,15 @@ def test_a_private_profile_hides_its_player(ann, make_user):
     assert bob_client.get("/api/v1/users/bob").status_code == 200  # the owner still sees it
     assert client.get("/api/v1/me/following").json() == []  # hidden, the row kept
     assert client.get("/api/v1/users/ann").json()["following"] == 0
-    assert client.delete("/api/v1/users/bob/follow").status_code == 204  # one may always let go
-    assert client.put("/api/v1/users/bob/follow").status_code == 404  # nor follow anew
+    # Let go, but answered as for an unknown player: the answer tells nothing of the account.
+    unfollowed = client.delete("/api/v1/users/bob/follow")
+    unknown = client.delete("/api/v1/users/nobody-at-all/follow")
+    assert unfollowed.status_code == unknown.status_code == 404
+    assert unfollowed.json() == unknown.json()
+    assert not Follow.objects.filter(followee__username="bob").exists()
+    refollowed = client.put("/api/v1/users/bob/follow")  # nor follow anew
+    assert refollowed.status_code == 404
+    assert refollowed.json() == client.put("/api/v1/users/nobody-at-all/follow").json()
     bad = bob_client.patch("/api/v1/me", {"profile_private": "yes"}, format="json")
     assert bad.status_code == 400 and "profile_private" in bad.json()["error"]["fields"]
 

@@ -198,9 +198,9 @@ def test_bad_bodies_of_the_confirmation_are_400(api_client):
         assert response.json()["error"]["code"] == "invalid"
 
 
-def test_the_link_uses_the_requests_host_and_scheme(api_client, dora, settings):
-    settings.ALLOWED_HOSTS = ["klondike.example"]
-    _ask(api_client, "dora@example.com", HTTP_HOST="klondike.example", secure=True)
+def test_the_link_uses_the_sites_origin_not_the_requests_host(api_client, dora, settings):
+    settings.SITE_URL = "https://klondike.example"
+    _ask(api_client, "dora@example.com", HTTP_HOST="testserver:6666")
     scheme, host, _, _ = _link(mail.outbox[0])
     assert (scheme, host) == ("https", "klondike.example")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ from tests.games.daily.conftest import DAY, clock, daily, finished_attempt
 
 __all__ = ["clock", "daily", "finished_attempt"]  # fixtures, used by name
 
-TOKEN = "scraper-" + "k3Y!" * 12
+TOKEN = secrets.token_urlsafe(48)  # of this run only: a written token is published, and refused
 CODE = "KL1-D1N-AAAAAAG"  # t1 AD, t7 AH (tests/games/conftest.py)
 
 

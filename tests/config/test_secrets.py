@@ -116,6 +116,13 @@ def test_debug_off_refuses_each_published_daily_secret(tmp_path, secret):
     assert f"DAILY_SECRET is {secret!r}, a value published" in _refused(out)
 
 
+def test_debug_off_refuses_the_metrics_token_the_tests_once_wrote(tmp_path):
+    # tests/config/test_metrics.py's token, before it was drawn at random: it started the service.
+    token = "scraper-" + "k3Y!" * 12
+    out = _start(tmp_path, DJANGO_DEBUG="0", DJANGO_SECRET_KEY=REAL_KEY, METRICS_TOKEN=token)
+    assert f"METRICS_TOKEN is {token!r}, a value published" in _refused(out)
+
+
 def test_debug_on_refuses_a_published_secret_key_too(tmp_path):
     # The daily secret is derived from the key, so a published key would publish the deals.
     out = _start(tmp_path, DJANGO_DEBUG="1", DJANGO_SECRET_KEY=EXAMPLE_KEY)

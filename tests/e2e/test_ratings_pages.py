@@ -26,7 +26,7 @@ pytestmark = pytest.mark.e2e
 LANGUAGES = ["en", "hr", "sk", "pl"]
 
 # The page's words, from the catalogs (locale/*/LC_MESSAGES/djangojs.po and django.po). The
-# provisional line is for 2 of PROVISIONAL_BOARDS (5) boards: each language's plural for 5.
+# provisional line is for 2 of SETTLING_BOARDS (5) boards: each language's plural for 5.
 WORDS = {
     "en": {"tab": "Ratings", "column": "Rating", "yours": "your rating", "draw": "Draw 1",
            "provisional": "provisional, 2 of 5 boards", "history": "Rating history, Draw 1",

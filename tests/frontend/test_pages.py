@@ -214,12 +214,13 @@ def test_the_calendar_page_draws_the_months_weeks_in_the_languages_habit(
     client, language, first, weeks
 ):
     """February 2026 starts on a Sunday: four weeks from Sunday, five from Monday; every day
-    a button the script fills in, and a malformed month falls back to this one."""
+    a button the script fills in; no month is this one, a malformed one the 400 page."""
     html = client.get("/daily/calendar?month=2026-02", HTTP_ACCEPT_LANGUAGE=language)
     html = html.content.decode()
     assert re.search(r'<th scope="col"><abbr title="([^"]+)"', html).group(1) == first
     assert html.count('class="day"') == 28 and 'data-date="2026-02-28"' in html
     assert html.split("<tbody>")[1].count("<tr>") == weeks
     assert 'data-month="2026-02"' in html
-    this_month = client.get("/daily/calendar?month=nonsense").content.decode()
+    this_month = client.get("/daily/calendar").content.decode()
     assert 'data-month="20' in this_month
+    assert client.get("/daily/calendar?month=nonsense").status_code == 400

@@ -359,3 +359,80 @@ def test_a_node_killed_mid_run(stack: Stack):
     assert seq == len(played)
     assert len(logged_actions(stack, game["id"])) == len(played)  # none lost, none doubled
     assert all(stack.status().values()), stack.status()
+
+
+def _raw(stack: Stack, request: bytes, source: str) -> tuple[int, dict[str, str], bytes]:
+    """One raw request from the loopback address `source`: (status, headers, body)."""
+    import socket
+
+    with socket.create_connection((HOST, stack.ports.lb), 30, source_address=(source, 0)) as s:
+        s.sendall(request)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = re.search(rb"(?i)content-length: *(\d+)", head)
+            if length and len(body) >= int(length[1]):
+                break
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return int(lines[0].split()[1]), {k.lower(): v for k, v in headers.items()}, body
+
+
+def test_the_balancers_own_refusals_are_the_error_format(stack: Stack):
+    """nginx's 413, 414, 431 (its 494, "Request Header Or Cookie Too Large") and 429 under
+    /api/ are JSON in the API's error format, not its HTML pages."""
+    source = "127.0.0.7"  # not 127.0.0.1, which the stack leaves out of the per-client limits
+    get = b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    cases = {
+        413: b"POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 2000000\r\n\r\n",
+        414: b"GET /api/v1/" + b"a" * 9000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        431: get + b"Cookie: " + b"c" * 9000 + b"\r\n\r\n",
+    }
+    for status, request in cases.items():
+        got, headers, body = _raw(stack, request, source)
+        assert (got, headers["content-type"]) == (status, "application/json"), (status, body)
+        assert json.loads(body)["error"]["code"] == "request_too_large"
+    # A burst past the per-client rate: the balancer's 429, with its Retry-After.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: _raw(stack, get + b"\r\n", "127.0.0.8"), range(400)))
+    throttled = [a for a in answers if a[0] == 429]
+    assert throttled and {a[0] for a in answers} <= {200, 429}, Counter(a[0] for a in answers)
+    _, headers, body = throttled[0]
+    assert headers["retry-after"] == "1" and json.loads(body)["error"]["code"] == "throttled"
+    # Another address is not slowed by that one's limit.
+    assert _raw(stack, get + b"\r\n", "127.0.0.9")[0] == 200
+
+
+def test_one_client_holding_slow_connections_does_not_take_the_balancer(stack: Stack):
+    """2,100 connections from one address, each with a partial header, held: with nginx's
+    1,024 connections a worker and no header timeout, no other client's health check was
+    answered (bench/slow_clients.py measures 5,000)."""
+    import resource
+    import socket
+
+    held_count = 2100
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < held_count + 500:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, held_count + 500), hard))
+    held: list[socket.socket] = []
+    try:
+        for _ in range(held_count):
+            s = socket.create_connection(
+                (HOST, stack.ports.lb), 30, source_address=("127.0.0.20", 0)
+            )
+            s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            held.append(s)
+        get = b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        assert [_raw(stack, get, "127.0.0.21")[0] for _ in range(5)] == [200] * 5
+        body = {
+            "username": f"slow{time.monotonic_ns() % 10**9}",
+            "password": "a long enough passphrase 42",
+        }
+        assert call(stack, "POST", "/api/v1/auth/register", body=body)[0] == 201
+    finally:
+        for s in held:
+            s.close()

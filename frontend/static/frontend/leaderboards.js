@@ -67,15 +67,17 @@ function dailyRow(entry, final) {
 }
 
 /** A rating's cell: the rating, and under it the band where the skill likely lies; read aloud
- *  (and in its title) as words: "1620, likely between 1540 and 1700". */
-const ratingCell = (entry) => el("td", { class: "num", title: formatRatingBand(entry), "data-rating": "" },
-  el("span", { "aria-hidden": "true", text: formatNumber(entry.rating, { useGrouping: false }) }),
-  el("span", { class: "band", "aria-hidden": "true", text: formatRatingRange(entry) }),
-  el("span", { class: "sr-only", text: formatRatingBand(entry) }));
+ *  (and in its title) as words: "1620, likely between 1540 and 1700". A private profile's
+ *  entry has its name and rank only, its figures null ("—"). */
+const ratingCell = (entry) => entry.rating === null ? el("td", { class: "num", text: "—" })
+  : el("td", { class: "num", title: formatRatingBand(entry), "data-rating": "" },
+    el("span", { "aria-hidden": "true", text: formatNumber(entry.rating, { useGrouping: false }) }),
+    el("span", { class: "band", "aria-hidden": "true", text: formatRatingRange(entry) }),
+    el("span", { class: "sr-only", text: formatRatingBand(entry) }));
 
 const ratingRow = (entry) => row(entry, [], [
   ratingCell(entry),
-  el("td", { class: "num", text: formatNumber(entry.boards) }),
+  el("td", { class: "num", text: entry.boards === null ? "—" : formatNumber(entry.boards) }),
 ]);
 
 /** "#4 of 120, level with or ahead of 97% of players": a ranked `me`. */

@@ -34,7 +34,7 @@ def field(make_user: Any, play_board: Any, settle_fast: None) -> dict[str, Any]:
     users["top"][0].__class__.objects.filter(username="top").update(profile_private=True)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {users['ann'][1]}")
-    return {"client": client, "board": board}
+    return {"client": client, "board": board, "top": users["top"][0]}
 
 
 def test_a_daily_boards_following_view(field):
@@ -72,3 +72,23 @@ def test_a_visitor_has_no_following_view(field):
         assert response.json()["error"]["code"] == "not_authenticated"
     bad = field["client"].get("/api/v1/leaderboards/ratings/1?following=perhaps")
     assert bad.status_code == 400 and "following" in bad.json()["error"]["fields"]
+
+
+def test_a_private_profile_on_a_public_board_shows_its_name_and_rank_only(field):
+    """A private profile's rating and rating change showed on every final board: its rating
+    history could be rebuilt from them."""
+    board = field["board"]
+    for client in (field["client"], APIClient()):
+        daily = client.get(f"/api/v1/leaderboards/daily/{board.date}/D1N").json()["entries"]
+        top, mid = daily[0], daily[2]
+        assert (top["user"], top["rank"], top["rating"]) == ("top", 1, None)
+        assert mid["user"] == "mid" and mid["rating"] is not None  # a public one's shows
+        rated = client.get("/api/v1/leaderboards/ratings/1").json()["entries"]
+        top, mid = rated[0], rated[2]
+        assert (top["user"], top["rank"]) == ("top", 1)
+        assert (top["rating"], top["deviation"], top["low"], top["boards"]) == (None,) * 4
+        assert mid["rating"] is not None and mid["boards"] == SETTLING_BOARDS
+    own = APIClient()
+    own.force_authenticate(field["top"])
+    mine = own.get(f"/api/v1/leaderboards/daily/{board.date}/D1N").json()["entries"][0]
+    assert mine["user"] == "top" and mine["rating"] is not None  # its player sees it whole

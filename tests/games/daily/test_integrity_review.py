@@ -65,3 +65,25 @@ def test_a_flagged_attempts_page_shows_the_evidence_and_reviews_in_one_click(
     queue = staff_client.get("/admin/games/game/?flag=pending").content.decode()
     assert f"/admin/games/game/{scout}/change/" in queue
     assert f"/admin/games/game/{main}/change/" not in queue
+
+
+@pytest.mark.parametrize("action", ["clear_flags", "confirm_flags"])
+def test_view_only_staff_cannot_review_flags_in_bulk(client, daily, make_user, action):
+    """The bulk actions need the change permission the per-game buttons need: a staff user
+    with only `games.view_game` gets the list, not the review."""
+    from django.contrib.auth.models import Permission
+
+    from games.daily.services.attempts import daily_start
+
+    user, _ = make_user()
+    game, _ = daily_start(user=user, day=daily.date, mode=daily.mode)
+    Game.objects.filter(pk=game.pk).update(flag_reason="inhuman timing")
+    viewer, _ = make_user("viewer")
+    viewer.is_staff = True
+    viewer.save()
+    viewer.user_permissions.add(Permission.objects.get(codename="view_game"))
+    client.force_login(viewer)
+    assert client.get("/admin/games/game/").status_code == 200
+    assert client.post(f"/admin/games/game/{game.pk}/review/cleared/").status_code == 403
+    client.post("/admin/games/game/", {"action": action, "_selected_action": [game.pk]})
+    assert Game.objects.get(pk=game.pk).flag_review == FlagReview.PENDING

@@ -127,8 +127,65 @@ def test_the_row_counts_cards_home_per_slice(won):
     assert sharing.shared_result(resigned).homed == (0,)
 
 
-def test_the_shared_page_unfurls_without_a_spoiler(won, client):
+def _shared(won: dict[str, Any], who: str = "client", game: str = "game") -> int:
+    """Its player shares the result (the Share button's call): its page is public from now."""
+    game_id = won[game]["id"]
+    assert won[who].get(f"/api/v1/games/{game_id}/share").status_code == 200
+    return int(game_id)
+
+
+def test_a_result_is_public_only_once_its_player_shared(won, client):
+    """Share pages answered for every finished ranked attempt of a public profile, shared or
+    not: ids could be counted."""
     game_id = won["game"]["id"]
+    for path in (f"/share/{game_id}", f"/share/{game_id}.png"):
+        assert client.get(path).status_code == 404, path
+    assert won["rival"].get(f"/api/v1/games/{game_id}/share").status_code == 404  # not theirs
+    assert client.get(f"/share/{game_id}").status_code == 404
+    _shared(won)
+    for path in (f"/share/{game_id}", f"/share/{game_id}.png"):
+        assert client.get(path).status_code == 200, path
+    assert client.get(f"/share/{won['other']['id']}").status_code == 404  # the rival's: not shared
+
+
+def test_the_card_is_drawn_once_per_game_and_language_and_kept(won, client, monkeypatch):
+    from django.core.cache import cache
+
+    game_id = _shared(won)
+    drawn: list[str] = []
+    real = share_card.share_card_png
+
+    def counted(*args: Any, **kwargs: Any) -> bytes:
+        drawn.append("card")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(share_card, "share_card_png", counted)
+    first = client.get(f"/share/{game_id}.png?lang=en").content
+    cache.clear()  # kept in the database, not only a cache
+    assert client.get(f"/share/{game_id}.png?lang=en").content == first
+    assert len(drawn) == 1
+    client.get(f"/share/{game_id}.png?lang=pl")
+    assert len(drawn) == 2  # one per language
+
+
+def test_share_pages_and_cards_are_throttled_per_address(won, client, settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "share": "3/min",
+        },
+    }
+    game_id = _shared(won)
+    paths = [f"/share/{game_id}", f"/share/{game_id}.png", "/share/999999"]
+    assert [client.get(p).status_code for p in paths] == [200, 200, 404]
+    refused = client.get(f"/share/{game_id}")
+    assert refused.status_code == 429 and refused["Retry-After"] == "60"
+    assert client.get(f"/share/{game_id}", REMOTE_ADDR="198.51.100.7").status_code == 200
+
+
+def test_the_shared_page_unfurls_without_a_spoiler(won, client):
+    game_id = _shared(won)
     page = client.get(f"/share/{game_id}?lang=hr")
     assert page.status_code == 200
     html = page.content.decode()
@@ -145,11 +202,12 @@ def test_the_shared_page_unfurls_without_a_spoiler(won, client):
 
 
 def test_a_private_players_share_page_is_404_for_others(won, client):
-    game_id = won["game"]["id"]
+    game_id = _shared(won)
     Game.objects.get(pk=game_id).user.__class__.objects.filter(username="sharer").update(
         profile_private=True
     )
     assert client.get(f"/share/{game_id}").status_code == 404
     assert client.get(f"/share/{game_id}.png").status_code == 404
+    _shared(won, "rival", "other")
     assert client.get(f"/share/{won['other']['id']}").status_code == 200  # the rival's is public
     assert client.get("/share/999999").status_code == 404
