@@ -83,3 +83,17 @@ class Follow(models.Model):
 
     def __str__(self) -> str:
         return f"{self.follower_id} follows {self.followee_id}"
+
+
+class TokenDevice(models.Model):
+    """The device an API token's login came from (`accounts.tokens.device_id`): where a ranked
+    start without a browser cookie came from, for the integrity check's links. Deleted with
+    its token."""
+
+    token = models.OneToOneField(
+        "knox.AuthToken", on_delete=models.CASCADE, primary_key=True, related_name="device"
+    )
+    device = models.CharField(max_length=64)
+
+    def __str__(self) -> str:
+        return f"device of token {self.token_id[:8]}"

@@ -77,6 +77,7 @@ class FlagFilter(admin.SimpleListFilter):
             ("withheld", "under review, off the final board"),
             ("cleared", "cleared"),
             ("confirmed", "confirmed"),
+            ("linked", "not flagged, linked to another account's attempt"),
             ("none", "not flagged"),
         ]
 
@@ -89,6 +90,8 @@ class FlagFilter(admin.SimpleListFilter):
                 return flagged.filter(flag_review=FlagReview.PENDING, flag_withheld=True)
             case "cleared" | "confirmed" as review:
                 return flagged.filter(flag_review=review)
+            case "linked":
+                return queryset.filter(flag_reason="", links__isnull=False).distinct()
             case "none":
                 return queryset.filter(flag_reason="")
         return queryset
@@ -241,6 +244,8 @@ def evidence_lines(game: Game) -> list[str]:
     first = "its first ranked game" if figures["first_ranked"] else "not its first ranked game"
     lines.append(f"Played by {account}; {first}.")
     lines += [f"Sign: {sign}." for sign in figures.get("signs", [])]
+    # Weak evidence, for reviewers only: alone it flags nothing (docs/daily.md, "Integrity").
+    lines += [f"Link: {link}." for link in figures.get("links", [])]
     return lines
 
 

@@ -46,10 +46,11 @@ class FlagReview(models.TextChoices):
     CONFIRMED = "confirmed", "confirmed: cheating"
 
 
-# Which finished ranked games a final board leaves out: those a reviewer confirmed as
-# cheating, and those flagged on conclusive evidence that nobody has cleared. The same rule
-# in the ORM and in the ranking's SQL (games.daily.services.rankings), side by side so that
-# they agree.
+# Which finished ranked games a board leaves out: those a reviewer confirmed as cheating, and
+# those flagged on conclusive evidence that nobody has cleared (absent, not marked: the public
+# board shows no flag). The same rule in the ORM and in the ranking's SQL
+# (games.daily.services.rankings), side by side so that they agree. An open board leaves out
+# the same games (the name says "final" for the streaks, ratings and badges that read it).
 OFF_FINAL_BOARD = models.Q(flag_review=FlagReview.CONFIRMED) | models.Q(
     flag_withheld=True, flag_review=FlagReview.PENDING
 )
@@ -57,11 +58,10 @@ OFF_FINAL_BOARD_SQL = (
     f"(g.flag_review = '{FlagReview.CONFIRMED}'"
     f" OR (g.flag_withheld AND g.flag_review = '{FlagReview.PENDING}'))"
 )
-# An open board leaves out only the confirmed ones: the others show, under review.
-OFF_OPEN_BOARD = models.Q(flag_review=FlagReview.CONFIRMED)
-OFF_OPEN_BOARD_SQL = f"g.flag_review = '{FlagReview.CONFIRMED}'"
-# Flagged, and no reviewer has said a word yet (`Game.under_review`): such an entry shows on
-# its final board but counts for no rating and earns no badge until a reviewer clears it.
+# Flagged, and no reviewer has said a word yet (`Game.under_review`): strong evidence, pending.
+# Such an entry shows on its final board (unmarked) but counts for no rating and earns no
+# badge until a reviewer clears it. A game with weak signs only (a shared address or browser)
+# is not flagged: its signs are in `flag_evidence`, for reviewers.
 UNDER_REVIEW = ~models.Q(flag_reason="") & models.Q(flag_review=FlagReview.PENDING)
 
 

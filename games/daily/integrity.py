@@ -4,22 +4,24 @@
 When a ranked attempt ends, `game_integrity_check` weighs two kinds of evidence:
 
 - its own: a log that does not replay to the stored result, inhuman timing, a line of play
-  that follows the solver's winning line. Lines are judged on the *net* line, the game as it
-  stands once undone actions are taken out (`engine.net_line`), so padding a game with undos
-  changes no verdict;
-- links to other accounts' attempts at the same deal started from the same browser or the
-  same client address, whatever order they started and finished in. A shared browser is
-  strong evidence and flags both attempts. A shared address alone (a home, an office, a
-  carrier's NAT) is only recorded for reviewers; it flags together with a scout's sign: the
-  other attempt resigned within a few moves.
+  that follows the solver's winning line (conclusive: they flag and withhold the attempt);
+  and its own signs, shown to reviewers (a new account's first ranked win at par). Lines are
+  judged on the *net* line, the game as it stands once undone actions are taken out
+  (`engine.net_line`), so padding a game with undos changes no verdict;
+- links to other accounts' attempts at the same deal started from the same browser (or, for
+  an API client, the same device: the login that made its token), or the same client address,
+  whatever order they started and finished in, and the scout's sign on an address: the other
+  attempt resigned within a few moves.
 
-A new account's first ranked win at par is recorded as a sign for reviewers, and flags
-nothing: par is the solver's first line, which honest newcomers often beat (bench/integrity.py
-measured it as most of the honest flags when it joined a shared address).
+A link is weak evidence: households share a browser, a school lab or a carrier's NAT share an
+address, and on a shared address somebody always gives up early. Alone it never flags: it is
+recorded for reviewers (`flag_evidence["links"]`, `AttemptLink`), and the attempt stays on its
+board and counts for its ratings. A link flags together with a sign of the attempt's own.
 
-Conclusive evidence (the log, the timing, the solver's line) withholds the attempt from its
-final board until a reviewer clears it; any other flag leaves it on the board, marked under
-review, until a reviewer confirms it (it leaves) or clears it.
+Conclusive evidence withholds the attempt from its boards, open and final, until a reviewer
+clears it; any other flag leaves it on the board, with no mark, counting for no rating until
+a reviewer confirms it (it leaves) or clears it. Only its owner is told that it is being
+checked (`under_review` in their own game).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.tokens import DEVICE_PREFIX
 from games import engine
 from games import services as game_services
 from games.daily import live
@@ -88,11 +91,20 @@ def game_integrity_check(*, game_id: int) -> str:
     evidence, own = _own_evidence(game, rows, log)
     Game.objects.filter(pk=game.pk).update(flag_evidence=evidence)
     verdicts: dict[int, Verdict] = {game.pk: own}
+    links: list[str] = []
     for other, same_browser, same_address in _linked_attempts(game):
-        _link_record(game, other, same_browser=same_browser, same_address=same_address)
-        _judge_pair(game, other, same_browser, verdicts.setdefault(game.pk, Verdict()))
+        _link_record(game, other, same_browser=bool(same_browser), same_address=same_address)
+        link = _link_sign(game, other, same_browser)
+        if link:
+            links.append(link)
+        _judge_pair(game, evidence["signs"], other, same_browser, verdicts[game.pk])
         if other.is_over:
-            _judge_pair(other, game, same_browser, verdicts.setdefault(other.pk, Verdict()))
+            other_signs = (other.flag_evidence or {}).get("signs", [])
+            other_verdict = verdicts.setdefault(other.pk, Verdict())
+            _judge_pair(other, other_signs, game, same_browser, other_verdict)
+    if links:
+        evidence["links"] = links
+        Game.objects.filter(pk=game.pk).update(flag_evidence=evidence)
     for flagged_id, verdict in verdicts.items():
         if verdict.reasons:
             game_flag(game_id=flagged_id, reasons=verdict.reasons, conclusive=verdict.conclusive)
@@ -201,9 +213,9 @@ def line_share(moves_log: list[str], line: list[str]) -> float:
     return previous[-1] / len(moves)
 
 
-def _linked_attempts(game: Game) -> list[tuple[Game, bool, bool]]:
-    """Other accounts' attempts at the game's deal started from its browser or its address,
-    in any state, with (attempt, same browser, same address)."""
+def _linked_attempts(game: Game) -> list[tuple[Game, str, bool]]:
+    """Other accounts' attempts at the game's deal started from its browser (or device) or its
+    address, in any state, with (attempt, the browser id they share or "", same address)."""
     origin = AttemptOrigin.objects.filter(game=game).first()
     if origin is None or not (origin.address or origin.browser):
         return []
@@ -221,7 +233,7 @@ def _linked_attempts(game: Game) -> list[tuple[Game, bool, bool]]:
     return [
         (
             o.game,
-            bool(origin.browser) and o.browser == origin.browser,
+            origin.browser if origin.browser and o.browser == origin.browser else "",
             bool(origin.address) and o.address == origin.address,
         )
         for o in others
@@ -241,22 +253,38 @@ def _link_record(game: Game, other: Game, *, same_browser: bool, same_address: b
     )  # fmt: skip
 
 
-def _judge_pair(judged: Game, partner: Game, same_browser: bool, verdict: Verdict) -> None:
-    """What a link to `partner`'s attempt says of the finished attempt `judged`, added to its
-    verdict: a shared browser flags; a shared address flags only when the partner's attempt
-    looks like a scout's (it began before `judged` ended, and resigned within EARLY_END_MOVES
-    moves, a game left open being resigned when its board closes)."""
+def _link_sign(judged: Game, partner: Game, same_browser: str) -> str:
+    """What a link to `partner`'s attempt says of the finished attempt `judged`, in plain words
+    ("" for nothing): a shared browser (`same_browser`, the id they share, "" for none), or an
+    API client's device, is a sign; a shared address is one only
+    when the partner's attempt looks like a scout's (it began before `judged` ended, and
+    resigned within EARLY_END_MOVES moves, a game left open being resigned when its board
+    closes). Weak evidence either way (`_judge_pair`)."""
     who = f"{partner.user.username}'s attempt {partner.pk}"
     if same_browser:
-        verdict.add(f"same browser as {who}")
-        return
+        what = "device (API login)" if same_browser.startswith(DEVICE_PREFIX) else "browser"
+        return f"same {what} as {who}"
     assert judged.finished_at is not None
     if (
         partner.status == Game.Status.RESIGNED
         and partner.moves <= EARLY_END_MOVES
         and partner.started_at < judged.finished_at
     ):
-        verdict.add(f"same address as {who}, which ended after {partner.moves} moves")
+        return f"same address as {who}, which ended after {partner.moves} moves"
+    return ""
+
+
+def _judge_pair(
+    judged: Game, signs: list[str], partner: Game, same_browser: str, verdict: Verdict
+) -> None:
+    """Add to `judged`'s verdict what its link to `partner`'s attempt says: a link sign flags
+    only together with a sign of the attempt's own (`signs`, from its evidence); alone it is a
+    reviewer's evidence, and flags nothing (a household, a school lab, a carrier's NAT)."""
+    link = _link_sign(judged, partner, same_browser)
+    if link and signs:
+        verdict.add(link)
+        for sign in signs:
+            verdict.add(sign)
 
 
 @transaction.atomic
@@ -284,17 +312,19 @@ def game_flag(*, game_id: int, reasons: list[str], conclusive: bool) -> None:
         game.flag_review = FlagReview.PENDING
     game.save(update_fields=["flag_reason", "flag_withheld", "flag_review"])
     logger.warning("game %s flagged: %s", game_id, "; ".join(new))
-    if game.daily.is_final and game.off_final_board != was_off:
+    if game.off_final_board != was_off:  # withheld: it leaves its board, open or final
         rank_queue(game.daily)
-        streak_recount(user_id=game.user_id, mode=game.daily.mode)
+        transaction.on_commit(lambda: live.live_rank_remove(game_id=game_id))
+        if game.daily.is_final:
+            streak_recount(user_id=game.user_id, mode=game.daily.mode)
     if game.daily.is_final:  # under review now: its entry counts for no rating until cleared
         ratings_queue(game.daily.draw, game.daily.date)
 
 
 @transaction.atomic
 def game_flag_review(*, game_id: int, review: FlagReview) -> bool:
-    """A reviewer's word on a flagged attempt: `CLEARED` (fair play: it stays on its board,
-    no longer marked) or `CONFIRMED` (cheating: it leaves the board, open or final, and its
+    """A reviewer's word on a flagged attempt: `CLEARED` (fair play: it is on its board and
+    counts for its ratings) or `CONFIRMED` (cheating: it leaves the board, open or final, and its
     streak). Re-ranks the board and recounts the player's streak. Returns whether anything
     changed (an unflagged game, or the same word again, changes nothing). On a final board,
     has the rating job rate the board and the ones after it again."""

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import selectors as account_selectors
+from accounts import tokens
 from accounts.authentication import signed_in_user
 from config.browser import browser_id
 from config.errors import NotFoundError
@@ -101,6 +102,12 @@ class DailyDayView(APIView):
         return Response(selectors.daily_day(day=when, user=request.user, now=now))
 
 
+def _token_device(request: Request) -> str:
+    """The device of the login that made the request's token ("" without one)."""
+    digest = getattr(request.auth, "digest", None)
+    return tokens.token_device(digest=digest) if isinstance(digest, str) else ""
+
+
 class DailyStartView(APIView):
     throttle_classes = [ScopedThrottle]
     throttle_scope = "games"
@@ -121,7 +128,8 @@ class DailyStartView(APIView):
             day=_day(day),
             mode=mode,
             address=client_address(request),
-            browser=browser_id(request),
+            # A script keeps no browser cookie: its token's device stands in (docs/daily.md).
+            browser=browser_id(request) or _token_device(request),
         )
         return Response(
             game_selectors.game_detail(game=game),
