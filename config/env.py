@@ -226,6 +226,8 @@ if PASSWORD_HASHES_AT_ONCE < 1:
 THROTTLE_HINTS = env_str("THROTTLE_HINTS", "60/min")
 THROTTLE_GAMES = env_str("THROTTLE_GAMES", "30/min")
 THROTTLE_EXPORT = env_str("THROTTLE_EXPORT", "6/min")
+# Reports of other players' entries, per player.
+THROTTLE_REPORTS = env_str("THROTTLE_REPORTS", "10/hour")
 
 # The owner's connection to the same PostgreSQL database, for `manage.py migrate` and the test
 # suite only (never the web, worker or beat processes). A process that has it connects as the

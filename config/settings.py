@@ -333,6 +333,7 @@ REST_FRAMEWORK = {
         "hints": env.THROTTLE_HINTS,
         "games": env.THROTTLE_GAMES,
         "export": env.THROTTLE_EXPORT,
+        "reports": env.THROTTLE_REPORTS,
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Throttles and the integrity check count the real client: X-Forwarded-For only as far

@@ -22,6 +22,7 @@ from games.models import (
     DailyDeal,
     DailyStreak,
     Deal,
+    EntryReport,
     FlagReview,
     Game,
     LeaderboardEntry,
@@ -78,6 +79,7 @@ class FlagFilter(admin.SimpleListFilter):
             ("cleared", "cleared"),
             ("confirmed", "confirmed"),
             ("linked", "not flagged, linked to another account's attempt"),
+            ("reported", "reported by players"),
             ("none", "not flagged"),
         ]
 
@@ -90,6 +92,8 @@ class FlagFilter(admin.SimpleListFilter):
                 return flagged.filter(flag_review=FlagReview.PENDING, flag_withheld=True)
             case "cleared" | "confirmed" as review:
                 return flagged.filter(flag_review=review)
+            case "reported":
+                return queryset.filter(reports__isnull=False).distinct()
             case "linked":
                 return queryset.filter(flag_reason="", links__isnull=False).distinct()
             case "none":
@@ -109,7 +113,7 @@ class GameAdmin(ReadOnlyAdmin):
     list_filter = (FlagFilter, "kind", "status", "preset", "draw")
     search_fields = ("user__username", "flag_reason")
     exclude = ("snapshot", "flag_evidence", "flag_review", "flag_withheld")
-    readonly_fields = ("review", "evidence", "linked_attempts", "origin_seen")
+    readonly_fields = ("review", "evidence", "reports", "linked_attempts", "origin_seen")
     inlines = (ActionInline,)
     actions = ("clear_flags", "confirm_flags")
 
@@ -161,6 +165,18 @@ class GameAdmin(ReadOnlyAdmin):
     def evidence(self, game: Game) -> str:
         """The check's figures of this attempt, in plain words."""
         return format_html_join(mark_safe("<br>"), "{}", ((line,) for line in evidence_lines(game)))
+
+    @admin.display(description="reports")
+    def reports(self, game: Game) -> str:
+        """Other players' reports of this entry, with their reasons (evidence, no flag)."""
+        rows = EntryReport.objects.filter(game=game).select_related("reporter").order_by("pk")
+        if not rows:
+            return "none"
+        return format_html_join(
+            mark_safe("<br>"),
+            "{} on {}: {}",
+            ((r.reporter.username, f"{r.created_at:%Y-%m-%d %H:%M}", r.reason) for r in rows),
+        )
 
     @admin.display(description="linked attempts")
     def linked_attempts(self, game: Game) -> str:

@@ -308,6 +308,35 @@ class AttemptLink(models.Model):
         return f"game {self.game_id} linked to {self.other_id}"
 
 
+# The longest reason a report may give (`EntryReport.reason`).
+REPORT_REASON_MAX = 500
+
+
+class EntryReport(models.Model):
+    """A player's report of another player's entry on a final board, with their reason:
+    evidence for the reviewers (the game's page in Django admin), never shown in public, and
+    no flag by itself. One per entry and player."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="reports")
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    reason = models.TextField(max_length=REPORT_REASON_MAX)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            # Also serves the look-ups by game (its first column).
+            models.UniqueConstraint(
+                fields=["game", "reporter"], name="games_report_one_per_player"
+            ),
+            models.CheckConstraint(condition=~models.Q(reason=""), name="games_report_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"report of game {self.game_id} by {self.reporter_id}"
+
+
 class RankingGeneration(models.Model):
     """A board's ranking generation: the entries one ranking run wrote.
 

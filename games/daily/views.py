@@ -36,7 +36,8 @@ from games.daily.serializers import (
     RatingLeaderboardSerializer,
     StreaksSerializer,
 )
-from games.daily.services import attempts, deals
+from games.daily.services import attempts, deals, reports
+from games.models import REPORT_REASON_MAX
 from games.serializers import GameSerializer
 
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -282,6 +283,49 @@ class DailyCalendarView(APIView):
         now = timezone.now()
         month = query.validated_data.get("month") or clock.today(now)
         return Response(selectors.daily_calendar(month=month, user=request.user, now=now))
+
+
+class EntryReportView(APIView):
+    """Report another player's entry on a final board, with a reason, to the reviewers
+    (docs/api.md, "Reports"). One report per entry and player; it flags nothing by itself."""
+
+    throttle_classes = [ScopedThrottle]
+    throttle_scope = "reports"
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        reason = StrictCharField(
+            max_length=REPORT_REASON_MAX, help_text="What the reporter saw, for the reviewers."
+        )
+
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        game = serializers.IntegerField()
+        reported_at = serializers.DateTimeField()
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: OutputSerializer,
+            # not_found: no entry of a board; daily_deal_open: its board is not final yet
+            **errors(
+                "invalid",
+                "account_required",
+                "not_found",
+                "daily_deal_open",
+                "report_refused",
+                "already_reported",
+            ),
+        },
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        report = reports.entry_report(
+            reporter=signed_in_user(request), game_id=game_id, **data.validated_data
+        )
+        return Response(
+            {"game": report.game_id, "reported_at": report.created_at},
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class ShareView(APIView):
