@@ -259,6 +259,19 @@ def evidence_lines(game: Game) -> list[str]:
     account = "a new account (under 7 days)" if figures["new_account"] else "an older account"
     first = "its first ranked game" if figures["first_ranked"] else "not its first ranked game"
     lines.append(f"Played by {account}; {first}.")
+    record = figures.get("record")
+    if record:
+        best = record["best_ranked_moves_to_par"]
+        rating = record["rating"]
+        lines.append(
+            f"Record in the draw before it: {record['games']} games, {record['wins']} won; "
+            + (f"its best ranked win took {best:.2f} x par; " if best is not None else "")
+            + (
+                f"rating {rating} over {record['rated_boards']} boards."
+                if rating is not None
+                else "unrated."
+            )
+        )
     lines += [f"Sign: {sign}." for sign in figures.get("signs", [])]
     # Weak evidence, for reviewers only: alone it flags nothing (docs/daily.md, "Integrity").
     lines += [f"Link: {link}." for link in figures.get("links", [])]

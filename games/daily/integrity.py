@@ -7,7 +7,9 @@ When a ranked attempt ends, `game_integrity_check` weighs two kinds of evidence:
   that follows the solver's winning line (conclusive: they flag and withhold the attempt);
   and its own signs, shown to reviewers (a new account's first ranked win at par). Lines are
   judged on the *net* line, the game as it stands once undone actions are taken out
-  (`engine.net_line`), so padding a game with undos changes no verdict;
+  (`engine.net_line`), so padding a game with undos changes no verdict. Its signs across days
+  and modes: a win far above the account's own record in the draw (its casual and past ranked
+  games, its ranked wins against par, its rating). Two signs of its own flag together;
 - links to other accounts' attempts at the same deal started from the same browser (or, for
   an API client, the same device: the login that made its token), or the same client address,
   whatever order they started and finished in, and the scout's sign on an address: the other
@@ -39,10 +41,11 @@ from accounts.tokens import DEVICE_PREFIX
 from games import engine
 from games import services as game_services
 from games.daily import live
+from games.daily.rating import PROVISIONAL_BOARDS
 from games.daily.services.attempts import rank_queue
 from games.daily.services.ratings import ratings_queue
 from games.daily.services.streaks import streak_recount
-from games.models import AttemptLink, AttemptOrigin, FlagReview, Game
+from games.models import AttemptLink, AttemptOrigin, FlagReview, Game, Rating
 
 logger = logging.getLogger("games.daily")
 
@@ -62,6 +65,16 @@ SOLVER_LINE_SHARE = 0.9
 NEW_ACCOUNT_AGE = timedelta(days=7)
 # An attempt that ended within this many moves only peeked at the deal: a scout's.
 EARLY_END_MOVES = 10
+# The account's record (its finished games of the draw before this one, casual and ranked):
+# a win is far above it when, over at least RECORD_MIN_GAMES, it won under RECORD_LOW_WIN_RATE
+# of them; or when it wins at par while none of its RECORD_MIN_RANKED_WINS or more past ranked
+# wins came within RECORD_PAR_MARGIN times par; or at par from an established rating under
+# RECORD_LOW_RATING.
+RECORD_MIN_GAMES = 10
+RECORD_LOW_WIN_RATE = 0.1
+RECORD_MIN_RANKED_WINS = 3
+RECORD_PAR_MARGIN = 1.25
+RECORD_LOW_RATING = 1300
 
 
 @dataclass
@@ -141,6 +154,12 @@ def _own_evidence(
         signs.append(
             f"a new account's first ranked game, won in {len(net)} net moves (par {daily.par})"
         )
+    record = _record(game)
+    if won:
+        signs += _above_record(record, net_moves=len(net), par=daily.par)
+    if len(signs) >= 2:  # two signs of its own together flag (not conclusive)
+        for sign in signs:
+            verdict.add(sign)
     evidence = {
         "moves": game.moves,
         "undos": game.undos,
@@ -150,9 +169,64 @@ def _own_evidence(
         "new_account": new_account,
         "first_ranked": first_ranked,
         "timing": {k: v for k, v in timing.items() if k != "inhuman"},
+        "record": record,
         "signs": signs,
     }
     return evidence, verdict
+
+
+def _record(game: Game) -> dict[str, Any]:
+    """The account's record before `game` in its draw: finished games (casual and ranked) and
+    wins, its ranked wins' best moves against par, and its rating (None when unrated)."""
+    past = Game.objects.filter(
+        user_id=game.user_id, draw=game.draw, finished_at__lt=game.started_at
+    ).exclude(status=Game.Status.PLAYING)
+    games = past.count()
+    wins = past.filter(status=Game.Status.WON).count()
+    ratios = [
+        moves / par
+        for moves, par in past.filter(status=Game.Status.WON, daily__isnull=False).values_list(
+            "moves", "daily__par"
+        )
+        if par
+    ]
+    rating = Rating.objects.filter(user_id=game.user_id, draw=game.draw).first()
+    return {
+        "games": games,
+        "wins": wins,
+        "ranked_wins": len(ratios),
+        "best_ranked_moves_to_par": round(min(ratios), 2) if ratios else None,
+        "rating": round(rating.mu) if rating else None,
+        "rated_boards": rating.boards if rating else 0,
+    }
+
+
+def _above_record(record: dict[str, Any], *, net_moves: int, par: int) -> list[str]:
+    """Signs that a win is far above the account's own record (`_record`), in plain words."""
+    signs = []
+    games, wins = record["games"], record["wins"]
+    if games >= RECORD_MIN_GAMES and wins < RECORD_LOW_WIN_RATE * games:
+        signs.append(f"a win far above the account's record: {wins} won of its {games} games")
+    at_par = net_moves <= par
+    best = record["best_ranked_moves_to_par"]
+    if (
+        at_par
+        and record["ranked_wins"] >= RECORD_MIN_RANKED_WINS
+        and best is not None
+        and best > RECORD_PAR_MARGIN
+    ):
+        signs.append(
+            f"a win at par far above the account's ranked wins (the best took {best:.2f} x par)"
+        )
+    rating = record["rating"]
+    if (
+        at_par
+        and rating is not None
+        and record["rated_boards"] >= PROVISIONAL_BOARDS
+        and rating < RECORD_LOW_RATING
+    ):
+        signs.append(f"a win at par from a rating of {rating}")
+    return signs
 
 
 def _timing(rows: list[tuple[str, int]]) -> dict[str, Any]:
