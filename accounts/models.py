@@ -145,3 +145,17 @@ class MailSent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} to {self.email_canonical} for {self.user_id}"
+
+
+class TokenDevice(models.Model):
+    """The device an API token's login came from (`accounts.tokens.device_id`): where a ranked
+    start without a browser cookie came from, for the integrity check's links. Deleted with
+    its token."""
+
+    token = models.OneToOneField(
+        "knox.AuthToken", on_delete=models.CASCADE, primary_key=True, related_name="device"
+    )
+    device = models.CharField(max_length=64)
+
+    def __str__(self) -> str:
+        return f"device of token {self.token_id[:8]}"

@@ -119,9 +119,10 @@ def user_register(
     guest: User | None = None,
     language: str = "",
     origin: MailOrigin | None = None,
+    device: str = "",
 ) -> tuple[User, AuthToken, str]:
-    """Create a user and an API token for this device; returns the user, the token and its
-    key (known only now: the database keeps its digest).
+    """Create a user and an API token for this device (`device`: `accounts.tokens.device_id`);
+    returns the user, the token and its key (known only now: the database keeps its digest).
 
     With `guest` (the caller's session is a guest's), the guest becomes the account in place:
     its games, their move logs and its stats stay its own, since nothing but its user row
@@ -174,7 +175,7 @@ def user_register(
             _verification_mail_queue(user=candidate, origin=origin)
     if guest is not None:
         tokens.token_revoke_all(user=candidate)
-    token, key = tokens.token_create(user=candidate)
+    token, key = tokens.token_create(user=candidate, device=device)
     return candidate, token, key
 
 
@@ -248,11 +249,17 @@ def user_language_set(*, user: User, language: str) -> User:
 
 
 def user_login(
-    *, request: HttpRequest, username: str, password: str, device_user_id: int | None = None
+    *,
+    request: HttpRequest,
+    username: str,
+    password: str,
+    device_user_id: int | None = None,
+    device: str = "",
 ) -> tuple[User, AuthToken, str]:
     """Check the credentials (username in any case) and give this device a new API token
     (`accounts.tokens.token_create`: each login is a device of its own, logged out on its
-    own); returns the user, the token and its key.
+    own, recorded as `device`: `accounts.tokens.device_id`); returns the user, the token and
+    its key.
 
     `request` goes to `authenticate()`, so that django-axes counts a failure against the
     account from this address and against the address, and refuses a locked-out login before
@@ -285,7 +292,7 @@ def user_login(
             seconds = lockout.lockout_seconds_left(request=request, credentials={"username": name})
             raise LoginLockedError(lockout.locked_message(seconds), retry_after=seconds)
         raise InvalidCredentialsError(gettext("Wrong username or password."))
-    token, key = tokens.token_create(user=user)
+    token, key = tokens.token_create(user=user, device=device)
     return user, token, key
 
 

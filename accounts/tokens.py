@@ -16,9 +16,12 @@ statement checks the digest, its owner, its expiry and the account in the databa
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
@@ -26,13 +29,16 @@ from knox.crypto import hash_token
 from knox.models import AuthToken, get_digest_token
 from knox.settings import CONSTANTS, knox_settings
 
-from accounts.models import User
+from accounts.models import TokenDevice, User
 from config.cache import CACHE_ERRORS
 
 logger = logging.getLogger("accounts.tokens")
 
 # A token in use is extended at most this often, so that a request never costs a write.
 RENEW_INTERVAL = timedelta(days=1)
+# An API client's device id (`token_device`), which the integrity check takes where a
+# browser's id would be (games.models.AttemptOrigin.browser), begins with this.
+DEVICE_PREFIX = "device:"
 # Live tokens an account may hold; a login past this ends the devices left alone longest (a
 # script that logs in on every run and never logs out must not grow the table without end).
 MAX_TOKENS_PER_USER = 50
@@ -93,15 +99,36 @@ def token_build(*, user: User, now: datetime | None = None) -> tuple[AuthToken, 
     return token, key
 
 
+def device_id(*, browser: str, address: str | None, agent: str) -> str:
+    """The device of a login, for the integrity check (docs/daily.md, "Integrity"): its
+    browser id (`config.browser`) when it has one, else a keyed hash of its client address and
+    `User-Agent`, so that logins of two accounts from one script or one machine give the same
+    id, and the id tells nothing of the address."""
+    if browser:
+        return browser
+    origin = f"{address or ''}|{agent}".encode()
+    digest = hmac.new(str(settings.SECRET_KEY).encode(), origin, hashlib.sha256).hexdigest()
+    return DEVICE_PREFIX + digest[:32]
+
+
+def token_device(*, digest: str) -> str:
+    """The device of the login that made a token ("" when none was recorded)."""
+    found = TokenDevice.objects.filter(token_id=digest).values_list("device", flat=True).first()
+    return found or ""
+
+
 @transaction.atomic
-def token_create(*, user: User) -> tuple[AuthToken, str]:
+def token_create(*, user: User, device: str = "") -> tuple[AuthToken, str]:
     """Give `user` a new token, for one device (each login and register makes one), and
-    return it with its key. Drops the account's expired tokens, and its tokens beyond
-    MAX_TOKENS_PER_USER that were used least lately (the earliest expiry)."""
+    return it with its key; `device` (`device_id`) is recorded with it. Drops the account's
+    expired tokens, and its tokens beyond MAX_TOKENS_PER_USER that were used least lately (the
+    earliest expiry)."""
     now = timezone.now()
     AuthToken.objects.filter(user=user, expiry__lte=now).delete()
     token, key = token_build(user=user, now=now)
     token.save(force_insert=True)
+    if device:
+        TokenDevice.objects.create(token=token, device=device)
     surplus = list(
         AuthToken.objects.filter(user=user)
         .order_by("-expiry", "-created")
@@ -156,5 +183,5 @@ def tokens_delete_expired(*, now: datetime | None = None) -> int:
 
     No cache entry needs dropping: a kept copy of an expired token carries its expiry, and
     is refused on it."""
-    deleted, _ = AuthToken.objects.filter(expiry__lte=now or timezone.now()).delete()
-    return deleted
+    _, deleted = AuthToken.objects.filter(expiry__lte=now or timezone.now()).delete()
+    return deleted.get(AuthToken._meta.label, 0)  # their devices go with them, uncounted

@@ -23,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from accounts import following, selectors, services
+from accounts import following, selectors, services, tokens
 from accounts.authentication import (
     CachedTokenAuthentication,
     SessionTokenAuthentication,
@@ -33,10 +33,11 @@ from accounts.authentication import (
 )
 from accounts.models import User
 from accounts.serializers import StatsSerializer, UserSerializer
+from config.browser import browser_id
 from config.fields import EmailField, StrictBooleanField, StrictCharField
 from config.schema import errors
 from config.site import site_domain, site_uses_https
-from config.throttles import BusyRefundedView, ScopedThrottle
+from config.throttles import BusyRefundedView, ScopedThrottle, client_address
 from games import selectors as game_selectors
 from games.daily import selectors as daily_selectors
 from games.daily.serializers import BadgeSerializer, UserRatingSerializer
@@ -98,6 +99,15 @@ def _mail_origin(request: Request) -> services.MailOrigin:
     )
 
 
+def _device(request: Request) -> str:
+    """The device of a login or a sign-up, recorded with its token (`tokens.device_id`)."""
+    return tokens.device_id(
+        browser=browser_id(request),
+        address=client_address(request),
+        agent=request.META.get("HTTP_USER_AGENT", ""),
+    )
+
+
 def _auth_result(user: Any, token: AuthToken, key: str) -> dict[str, Any]:
     return {"user": UserSerializer(user).data, "token": key, "expiry": token.expiry}
 
@@ -155,6 +165,7 @@ class RegisterView(BusyRefundedView):
             guest=_session_guest(request),
             language=_picked_language(request),
             origin=_mail_origin(request),
+            device=_device(request),
         )
         if wants_session:
             _start_session(request, user, token)
@@ -195,6 +206,7 @@ class LoginView(BusyRefundedView):
         user, token, key = services.user_login(
             request=request._request,
             device_user_id=_signed_in_user_id(request),
+            device=_device(request),
             **data.validated_data,
         )
         if wants_session:

@@ -8,8 +8,11 @@ One day of one mode (docs/daily.md). Honest players of mixed skill play their ra
 with the heuristic player of bench/integrity_player.py (it sees only the public position,
 makes mistakes, takes back a move now and then, keeps human time); about 30 % of them share
 an address in groups of 2 to 10 (a home, an office, a carrier's NAT), each with a browser of
-its own, playing together or one after the other. Beside them, the scripted attacks of the
-issue (`Attacks.build`). Every player's next request is an event at a simulated instant:
+its own, playing together or one after the other. Then the crowded honest groups of issue
+50 (`crowds`; `--no-crowds` leaves them out): households of 2-3 accounts on one computer, in
+turn; a school lab of 100 on one address at once, 5 giving up at 2-5 moves; a carrier's NAT of
+60 on one address over the day. Beside them, the scripted attacks of the issue
+(`Attacks.build`). Every player's next request is an event at a simulated instant:
 events are taken in time order, the clock travels there (`time_machine`), and the request
 goes through Django's test client with the player's `REMOTE_ADDR` and `kd_browser` cookie;
 so players overlap as over a real day, and the server stamps each action with simulated time.
@@ -17,8 +20,9 @@ At D+1 01:00 the board closes (`daily_close`).
 
 Printed: per attack, whether it was caught and the flag reasons; for the honest players, their
 win rate and game length (and the same players' on random deals, engine only, as a check of
-the heuristic), the entries flagged (with the reasons, by address sharing) and the entries
-missing from the final board; the run's time. The bench reads only what stays stable whatever
+the heuristic), the entries flagged (with the reasons, by group: the share flagged and the
+entries off the final board in each) and the entries missing from the final board; the run's
+time. The bench reads only what stays stable whatever
 the integrity rules: `Game.flag_reason` (non-empty: flagged), the final board (the entries of
 the board's current generation once closed) and the public profile. Exit status 1 when a target
 is missed, 2 when the server answered what no player expects (the figures are then wrong).
@@ -80,6 +84,14 @@ NEW_SHARE = 0.20  # honest accounts made hours before they play
 UNDOER_SHARE = 0.30  # honest players who take back a move now and then
 QUITTER_SHARE = 0.02  # honest players who resign within their first 10 actions
 ABANDON_SHARE = 0.015  # ... who leave their game open (the close records it as it stands)
+# The crowded groups of issue 50's honest population (`crowds`): households of 2-3 accounts
+# on one computer (one browser) in turn; a school lab on one address at once, some giving
+# up within a few moves; a carrier's NAT, one address over the day.
+HOUSEHOLDS = 12
+LAB_SIZE = 100
+LAB_QUITTERS = 5  # give up at 2-5 moves
+NAT_SIZE = 60
+NAT_QUITTER_SHARE = 0.05
 OWN_LINE_MAX_SHARE = 0.7  # an attacker's "own" line follows the solver's less than this
 SOLVER_NODES = 5_000  # an attacker's solver search: bounded in positions, so repeatable
 
@@ -106,7 +118,7 @@ class Honest:
     give_up_at: int | None  # resign after this many actions
     abandon_at: int | None  # leave the game open after this many actions
     address: str = ""
-    sharing: str = "own"  # "own", "together" or "in turn"
+    sharing: str = "own"  # "own", "together", "in turn", "household", "lab" or "nat"
     group: int = 1  # how many players share the address
     account: Account | None = None
     attempt: Attempt | None = None
@@ -175,6 +187,55 @@ def population(count: int, rng: random.Random) -> list[Honest]:
     for i in alone + shared:
         people[i].address = address_of(addresses)
         addresses += 1
+    return people
+
+
+def crowds(first: int, addresses: int, rng: random.Random) -> list[Honest]:
+    """Issue 50's crowded honest groups, numbered from `first` on addresses from `addresses`
+    on: HOUSEHOLDS households of 2-3 accounts on one computer (one address, one browser) in
+    turn; a school lab of LAB_SIZE on one address at once, LAB_QUITTERS of them giving up at
+    2-5 moves; a carrier's NAT of NAT_SIZE on one address over the day. Habits otherwise as
+    the population's."""
+    people: list[Honest] = []
+
+    def one(**what: Any) -> Honest:
+        h = Honest(
+            n=first + len(people),
+            skill=rng.uniform(0.3, 1.0),
+            new=rng.random() < NEW_SHARE,
+            undoer=rng.random() < UNDOER_SHARE,
+            pace=rng.lognormvariate(0.0, 0.25),
+            start_s=0.0,
+            browser=browser_id(rng),
+            give_up_at=None,
+            abandon_at=None,
+        )
+        for name, value in what.items():
+            setattr(h, name, value)
+        people.append(h)
+        return h
+
+    for _ in range(HOUSEHOLDS):
+        size, browser = rng.choice((2, 2, 3)), browser_id(rng)
+        at = rng.uniform(0.5, 20.0) * 3600
+        quitter = rng.randrange(size) if rng.random() < 0.25 else None
+        for k in range(size):
+            one(address=address_of(addresses), browser=browser, sharing="household", group=size,
+                start_s=at, give_up_at=rng.randint(2, 5) if k == quitter else None)  # fmt: skip
+            at = min(at + rng.uniform(20 * 60, 90 * 60), 23.2 * 3600)
+        addresses += 1
+    lab_at = rng.uniform(8.5, 14.0) * 3600
+    quitters = set(rng.sample(range(LAB_SIZE), LAB_QUITTERS))
+    for k in range(LAB_SIZE):
+        one(address=address_of(addresses), sharing="lab", group=LAB_SIZE,
+            start_s=lab_at + rng.uniform(0, 5 * 60),
+            give_up_at=rng.randint(2, 5) if k in quitters else None)  # fmt: skip
+    addresses += 1
+    for _ in range(NAT_SIZE):
+        quit_early = rng.random() < NAT_QUITTER_SHARE
+        one(address=address_of(addresses), sharing="nat", group=NAT_SIZE,
+            start_s=rng.uniform(0.2, 23.0) * 3600,
+            give_up_at=rng.randint(1, 9) if quit_early else None)  # fmt: skip
     return people
 
 
@@ -684,6 +745,11 @@ HONEST_GROUPS: dict[str, Callable[[Honest], bool]] = {
         lambda h: h.sharing == "in turn" and h.group == 2
     ),
     "new accounts": lambda h: h.new,
+    "households: 2-3 accounts on one computer, in turn": lambda h: h.sharing == "household",
+    f"a school lab: {LAB_SIZE} on one address at once, {LAB_QUITTERS} giving up at 2-5 moves": (
+        lambda h: h.sharing == "lab"
+    ),
+    f"a carrier's NAT: {NAT_SIZE} on one address over the day": lambda h: h.sharing == "nat",
 }
 
 
@@ -720,9 +786,20 @@ def report(
     missing = sum(a.id not in final for _, a in played)
     share = len(flagged_) / len(played) if played else 0.0
     neighbours = HONEST_GROUPS["pairs one after the other (honest neighbours)"]
+    by_group = {
+        name: {
+            "flagged": sum(test(h) for h in flagged_),
+            "of": sum(test(h) for h, _ in played),
+            "missing_from_final_board": sum(test(h) and a.id not in final for h, a in played),
+        }
+        for name, test in HONEST_GROUPS.items()
+    }
     met = {
         "every attack caught": all(a.caught for a in attacks.list),
         "honest entries flagged ≤ 1 %": share <= FLAG_TARGET,
+        "honest entries flagged ≤ 1 % in every group": all(
+            g["flagged"] <= FLAG_TARGET * g["of"] for g in by_group.values()
+        ),
         "no honest neighbours flagged (case 3)": not any(neighbours(h) for h in flagged_),
         "no honest entry off the final board": missing == 0,
     }
@@ -760,13 +837,7 @@ def report(
             "undos_refused": sum(a.refused for _, a in played),
             "flagged": len(flagged_),
             "flagged_share": share,
-            "flagged_by_group": {
-                name: {
-                    "flagged": sum(test(h) for h in flagged_),
-                    "of": sum(test(h) for h, _ in played),
-                }
-                for name, test in HONEST_GROUPS.items()
-            },
+            "flagged_by_group": by_group,
             "flag_reasons": dict(reasons.most_common()),
             "missing_from_final_board": missing,
         },
@@ -813,7 +884,11 @@ def print_report(f: dict[str, Any]) -> None:
         ),
         ("entries flagged", f"{h['flagged']} ({100 * h['flagged_share']:.1f} %)", "≤ 1 %"),
         *(
-            (f"  {name}", f"{v['flagged']} of {v['of']}", "")
+            (
+                f"  {name}",
+                f"{v['flagged']} of {v['of']}, {v['missing_from_final_board']} off the board",
+                "≤ 1 %, 0",
+            )
             for name, v in h["flagged_by_group"].items()
         ),
         *((f"  reason: {reason}", str(n), "") for reason, n in h["flag_reasons"].items()),
@@ -890,6 +965,9 @@ def simulate(args: argparse.Namespace, players: int, t0: float) -> tuple[dict[st
         rng = random.Random(args.seed)
         bench = Bench(args.day, args.mode, rng)
         people = population(players, rng)
+        if not args.no_crowds:  # from a generator of their own: the population stays the same
+            addresses = len({h.address for h in people})
+            people += crowds(len(people), addresses, random.Random(args.seed + 2))
         for h in people:
             h.account = bench.account("honest", new=h.new)
         attacks = Attacks(bench)
@@ -906,6 +984,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--players", type=int, default=320, help="honest players (default 320)")
     ap.add_argument("--quick", action="store_true", help="a smoke run: 40 honest players")
+    ap.add_argument(
+        "--no-crowds",
+        action="store_true",
+        help="leave out the households, the school lab and the carrier's NAT",
+    )
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--mode", default="D1N", type=str.upper)
     ap.add_argument("--day", type=date.fromisoformat, default=DEFAULT_DAY)

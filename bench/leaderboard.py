@@ -14,8 +14,8 @@ For each size, all on loopback:
    seeding transaction only): users, one Deal, today's D1N DailyDeal, `size` finished ranked
    games (about 35 % won; spread of scores, moves, undos, elapsed and finish times; one pair
    in 250 with identical keys, so shared ranks occur; one game in 1000 flagged and cleared),
-   plus games that are left out of the board: still playing (size/100; a flagged game stays
-   on an open board, under review, so an open board has `size` entries);
+   plus games that are left out of the board: still playing (size/100; the flagged games are
+   cleared, and so stay on the board, so a board has `size` entries);
    then VACUUM ANALYZE and a CHECKPOINT (the burst of writes is the seed's, not the ranking's);
 3. times `games.daily.services.rankings.daily_rank` on the empty generation, then an idempotent
    re-run;
@@ -117,8 +117,8 @@ def seed(size: int) -> dict[str, Any]:
         commitment=daily_commitment(code=str(DealCode(1, "N", number)), salt=salt),
         par=100,
     )
-    # No flagged games left out: an open board keeps them, under review (the final board's
-    # ranking leaves them out with the same SQL and a condition more).
+    # No flagged games left out: the seeded flags are cleared, which any board keeps (a
+    # board leaves out withheld and confirmed ones, with one condition in the same SQL).
     flagged, playing = 0, max(1, size // 100)
     total = size + flagged + playing
     with transaction.atomic(), connection.cursor() as cur:

@@ -257,6 +257,8 @@ THROTTLE_GAMES = env_str("THROTTLE_GAMES", "30/min")
 THROTTLE_EXPORT = env_str("THROTTLE_EXPORT", "6/min")
 # Share pages and their image cards (frontend/share.py), per client address.
 THROTTLE_SHARE = env_str("THROTTLE_SHARE", "60/min")
+# Reports of other players' entries, per player.
+THROTTLE_REPORTS = env_str("THROTTLE_REPORTS", "10/hour")
 
 # The owner's connection to the same PostgreSQL database, for `manage.py migrate` and the test
 # suite only (never the web, worker or beat processes). A process that has it connects as the

@@ -336,6 +336,7 @@ REST_FRAMEWORK = {
         "games": env.THROTTLE_GAMES,
         "export": env.THROTTLE_EXPORT,
         "share": env.THROTTLE_SHARE,
+        "reports": env.THROTTLE_REPORTS,
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Throttles and the integrity check count the real client: X-Forwarded-For only as far

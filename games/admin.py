@@ -22,6 +22,7 @@ from games.models import (
     DailyDeal,
     DailyStreak,
     Deal,
+    EntryReport,
     FlagReview,
     Game,
     LeaderboardEntry,
@@ -77,6 +78,8 @@ class FlagFilter(admin.SimpleListFilter):
             ("withheld", "under review, off the final board"),
             ("cleared", "cleared"),
             ("confirmed", "confirmed"),
+            ("linked", "not flagged, linked to another account's attempt"),
+            ("reported", "reported by players"),
             ("none", "not flagged"),
         ]
 
@@ -89,6 +92,10 @@ class FlagFilter(admin.SimpleListFilter):
                 return flagged.filter(flag_review=FlagReview.PENDING, flag_withheld=True)
             case "cleared" | "confirmed" as review:
                 return flagged.filter(flag_review=review)
+            case "reported":
+                return queryset.filter(reports__isnull=False).distinct()
+            case "linked":
+                return queryset.filter(flag_reason="", links__isnull=False).distinct()
             case "none":
                 return queryset.filter(flag_reason="")
         return queryset
@@ -106,7 +113,7 @@ class GameAdmin(ReadOnlyAdmin):
     list_filter = (FlagFilter, "kind", "status", "preset", "draw")
     search_fields = ("user__username", "flag_reason")
     exclude = ("snapshot", "flag_evidence", "flag_review", "flag_withheld")
-    readonly_fields = ("review", "evidence", "linked_attempts", "origin_seen")
+    readonly_fields = ("review", "evidence", "reports", "linked_attempts", "origin_seen")
     inlines = (ActionInline,)
     actions = ("clear_flags", "confirm_flags")
 
@@ -158,6 +165,18 @@ class GameAdmin(ReadOnlyAdmin):
     def evidence(self, game: Game) -> str:
         """The check's figures of this attempt, in plain words."""
         return format_html_join(mark_safe("<br>"), "{}", ((line,) for line in evidence_lines(game)))
+
+    @admin.display(description="reports")
+    def reports(self, game: Game) -> str:
+        """Other players' reports of this entry, with their reasons (evidence, no flag)."""
+        rows = EntryReport.objects.filter(game=game).select_related("reporter").order_by("pk")
+        if not rows:
+            return "none"
+        return format_html_join(
+            mark_safe("<br>"),
+            "{} on {}: {}",
+            ((r.reporter.username, f"{r.created_at:%Y-%m-%d %H:%M}", r.reason) for r in rows),
+        )
 
     @admin.display(description="linked attempts")
     def linked_attempts(self, game: Game) -> str:
@@ -250,7 +269,22 @@ def evidence_lines(game: Game) -> list[str]:
     account = "a new account (under 7 days)" if figures["new_account"] else "an older account"
     first = "its first ranked game" if figures["first_ranked"] else "not its first ranked game"
     lines.append(f"Played by {account}; {first}.")
+    record = figures.get("record")
+    if record:
+        best = record["best_ranked_moves_to_par"]
+        rating = record["rating"]
+        lines.append(
+            f"Record in the draw before it: {record['games']} games, {record['wins']} won; "
+            + (f"its best ranked win took {best:.2f} x par; " if best is not None else "")
+            + (
+                f"rating {rating} over {record['rated_boards']} boards."
+                if rating is not None
+                else "unrated."
+            )
+        )
     lines += [f"Sign: {sign}." for sign in figures.get("signs", [])]
+    # Weak evidence, for reviewers only: alone it flags nothing (docs/daily.md, "Integrity").
+    lines += [f"Link: {link}." for link in figures.get("links", [])]
     return lines
 
 

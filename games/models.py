@@ -46,10 +46,11 @@ class FlagReview(models.TextChoices):
     CONFIRMED = "confirmed", "confirmed: cheating"
 
 
-# Which finished ranked games a final board leaves out: those a reviewer confirmed as
-# cheating, and those flagged on conclusive evidence that nobody has cleared. The same rule
-# in the ORM and in the ranking's SQL (games.daily.services.rankings), side by side so that
-# they agree.
+# Which finished ranked games a board leaves out: those a reviewer confirmed as cheating, and
+# those flagged on conclusive evidence that nobody has cleared (absent, not marked: the public
+# board shows no flag). The same rule in the ORM and in the ranking's SQL
+# (games.daily.services.rankings), side by side so that they agree. An open board leaves out
+# the same games (the name says "final" for the streaks, ratings and badges that read it).
 OFF_FINAL_BOARD = models.Q(flag_review=FlagReview.CONFIRMED) | models.Q(
     flag_withheld=True, flag_review=FlagReview.PENDING
 )
@@ -57,11 +58,10 @@ OFF_FINAL_BOARD_SQL = (
     f"(g.flag_review = '{FlagReview.CONFIRMED}'"
     f" OR (g.flag_withheld AND g.flag_review = '{FlagReview.PENDING}'))"
 )
-# An open board leaves out only the confirmed ones: the others show, under review.
-OFF_OPEN_BOARD = models.Q(flag_review=FlagReview.CONFIRMED)
-OFF_OPEN_BOARD_SQL = f"g.flag_review = '{FlagReview.CONFIRMED}'"
-# Flagged, and no reviewer has said a word yet (`Game.under_review`): such an entry shows on
-# its final board but counts for no rating and earns no badge until a reviewer clears it.
+# Flagged, and no reviewer has said a word yet (`Game.under_review`): strong evidence, pending.
+# Such an entry shows on its final board (unmarked) but counts for no rating and earns no
+# badge until a reviewer clears it. A game with weak signs only (a shared address or browser)
+# is not flagged: its signs are in `flag_evidence`, for reviewers.
 UNDER_REVIEW = ~models.Q(flag_reason="") & models.Q(flag_review=FlagReview.PENDING)
 
 
@@ -313,6 +313,35 @@ class AttemptLink(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.game_id} linked to {self.other_id}"
+
+
+# The longest reason a report may give (`EntryReport.reason`).
+REPORT_REASON_MAX = 500
+
+
+class EntryReport(models.Model):
+    """A player's report of another player's entry on a final board, with their reason:
+    evidence for the reviewers (the game's page in Django admin), never shown in public, and
+    no flag by itself. One per entry and player."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="reports")
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    reason = models.TextField(max_length=REPORT_REASON_MAX)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            # Also serves the look-ups by game (its first column).
+            models.UniqueConstraint(
+                fields=["game", "reporter"], name="games_report_one_per_player"
+            ),
+            models.CheckConstraint(condition=~models.Q(reason=""), name="games_report_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"report of game {self.game_id} by {self.reporter_id}"
 
 
 class RankingGeneration(models.Model):

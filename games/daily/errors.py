@@ -11,3 +11,15 @@ class DailyNotFoundError(NotFoundError):
 
 class AlreadyPlayedError(ConflictError):
     code = "already_played"
+
+
+class ReportRefusedError(ConflictError):
+    """A report of one's own entry."""
+
+    code = "report_refused"
+
+
+class AlreadyReportedError(ConflictError):
+    """A second report of one entry by one player."""
+
+    code = "already_reported"

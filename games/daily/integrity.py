@@ -4,22 +4,26 @@
 When a ranked attempt ends, `game_integrity_check` weighs two kinds of evidence:
 
 - its own: a log that does not replay to the stored result, inhuman timing, a line of play
-  that follows the solver's winning line. Lines are judged on the *net* line, the game as it
-  stands once undone actions are taken out (`engine.net_line`), so padding a game with undos
-  changes no verdict;
-- links to other accounts' attempts at the same deal started from the same browser or the
-  same client address, whatever order they started and finished in. A shared browser is
-  strong evidence and flags both attempts. A shared address alone (a home, an office, a
-  carrier's NAT) is only recorded for reviewers; it flags together with a scout's sign: the
-  other attempt resigned within a few moves.
+  that follows the solver's winning line (conclusive: they flag and withhold the attempt);
+  and its own signs, shown to reviewers (a new account's first ranked win at par). Lines are
+  judged on the *net* line, the game as it stands once undone actions are taken out
+  (`engine.net_line`), so padding a game with undos changes no verdict. Its signs across days
+  and modes: a win far above the account's own record in the draw (its casual and past ranked
+  games, its ranked wins against par, its rating). Two signs of its own flag together;
+- links to other accounts' attempts at the same deal started from the same browser (or, for
+  an API client, the same device: the login that made its token), or the same client address,
+  whatever order they started and finished in, and the scout's sign on an address: the other
+  attempt resigned within a few moves.
 
-A new account's first ranked win at par is recorded as a sign for reviewers, and flags
-nothing: par is the solver's first line, which honest newcomers often beat (bench/integrity.py
-measured it as most of the honest flags when it joined a shared address).
+A link is weak evidence: households share a browser, a school lab or a carrier's NAT share an
+address, and on a shared address somebody always gives up early. Alone it never flags: it is
+recorded for reviewers (`flag_evidence["links"]`, `AttemptLink`), and the attempt stays on its
+board and counts for its ratings. A link flags together with a sign of the attempt's own.
 
-Conclusive evidence (the log, the timing, the solver's line) withholds the attempt from its
-final board until a reviewer clears it; any other flag leaves it on the board, marked under
-review, until a reviewer confirms it (it leaves) or clears it.
+Conclusive evidence withholds the attempt from its boards, open and final, until a reviewer
+clears it; any other flag leaves it on the board, with no mark, counting for no rating until
+a reviewer confirms it (it leaves) or clears it. Only its owner is told that it is being
+checked (`under_review` in their own game).
 """
 
 from __future__ import annotations
@@ -33,13 +37,15 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.tokens import DEVICE_PREFIX
 from games import engine
 from games import services as game_services
 from games.daily import live
+from games.daily.rating import is_provisional
 from games.daily.services.attempts import rank_queue
 from games.daily.services.ratings import ratings_queue
 from games.daily.services.streaks import streak_recount
-from games.models import AttemptLink, AttemptOrigin, FlagReview, Game
+from games.models import AttemptLink, AttemptOrigin, FlagReview, Game, Rating
 
 logger = logging.getLogger("games.daily")
 
@@ -59,6 +65,16 @@ SOLVER_LINE_SHARE = 0.9
 NEW_ACCOUNT_AGE = timedelta(days=7)
 # An attempt that ended within this many moves only peeked at the deal: a scout's.
 EARLY_END_MOVES = 10
+# The account's record (its finished games of the draw before this one, casual and ranked):
+# a win is far above it when, over at least RECORD_MIN_GAMES, it won under RECORD_LOW_WIN_RATE
+# of them; or when it wins at par while none of its RECORD_MIN_RANKED_WINS or more past ranked
+# wins came within RECORD_PAR_MARGIN times par; or at par from an established rating under
+# RECORD_LOW_RATING.
+RECORD_MIN_GAMES = 10
+RECORD_LOW_WIN_RATE = 0.1
+RECORD_MIN_RANKED_WINS = 3
+RECORD_PAR_MARGIN = 1.25
+RECORD_LOW_RATING = 1300
 
 
 @dataclass
@@ -88,11 +104,20 @@ def game_integrity_check(*, game_id: int) -> str:
     evidence, own = _own_evidence(game, rows, log)
     Game.objects.filter(pk=game.pk).update(flag_evidence=evidence)
     verdicts: dict[int, Verdict] = {game.pk: own}
+    links: list[str] = []
     for other, same_browser, same_address in _linked_attempts(game):
-        _link_record(game, other, same_browser=same_browser, same_address=same_address)
-        _judge_pair(game, other, same_browser, verdicts.setdefault(game.pk, Verdict()))
+        _link_record(game, other, same_browser=bool(same_browser), same_address=same_address)
+        link = _link_sign(game, other, same_browser)
+        if link:
+            links.append(link)
+        _judge_pair(game, evidence["signs"], other, same_browser, verdicts[game.pk])
         if other.is_over:
-            _judge_pair(other, game, same_browser, verdicts.setdefault(other.pk, Verdict()))
+            other_signs = (other.flag_evidence or {}).get("signs", [])
+            other_verdict = verdicts.setdefault(other.pk, Verdict())
+            _judge_pair(other, other_signs, game, same_browser, other_verdict)
+    if links:
+        evidence["links"] = links
+        Game.objects.filter(pk=game.pk).update(flag_evidence=evidence)
     for flagged_id, verdict in verdicts.items():
         if verdict.reasons:
             game_flag(game_id=flagged_id, reasons=verdict.reasons, conclusive=verdict.conclusive)
@@ -129,6 +154,12 @@ def _own_evidence(
         signs.append(
             f"a new account's first ranked game, won in {len(net)} net moves (par {daily.par})"
         )
+    record = _record(game)
+    if won:
+        signs += _above_record(record, net_moves=len(net), par=daily.par)
+    if len(signs) >= 2:  # two signs of its own together flag (not conclusive)
+        for sign in signs:
+            verdict.add(sign)
     evidence = {
         "moves": game.moves,
         "undos": game.undos,
@@ -138,9 +169,60 @@ def _own_evidence(
         "new_account": new_account,
         "first_ranked": first_ranked,
         "timing": {k: v for k, v in timing.items() if k != "inhuman"},
+        "record": record,
         "signs": signs,
     }
     return evidence, verdict
+
+
+def _record(game: Game) -> dict[str, Any]:
+    """The account's record before `game` in its draw: finished games (casual and ranked) and
+    wins, its ranked wins' best moves against par, and its rating (None when unrated)."""
+    past = Game.objects.filter(
+        user_id=game.user_id, draw=game.draw, finished_at__lt=game.started_at
+    ).exclude(status=Game.Status.PLAYING)
+    games = past.count()
+    wins = past.filter(status=Game.Status.WON).count()
+    ratios = [
+        moves / par
+        for moves, par in past.filter(status=Game.Status.WON, daily__isnull=False).values_list(
+            "moves", "daily__par"
+        )
+        if par
+    ]
+    rating = Rating.objects.filter(user_id=game.user_id, draw=game.draw).first()
+    return {
+        "games": games,
+        "wins": wins,
+        "ranked_wins": len(ratios),
+        "best_ranked_moves_to_par": round(min(ratios), 2) if ratios else None,
+        "rating": round(rating.mu) if rating else None,
+        "rated_boards": rating.boards if rating else 0,
+        "established": rating is not None and not is_provisional(rating.sigma),
+    }
+
+
+def _above_record(record: dict[str, Any], *, net_moves: int, par: int) -> list[str]:
+    """Signs that a win is far above the account's own record (`_record`), in plain words."""
+    signs = []
+    games, wins = record["games"], record["wins"]
+    if games >= RECORD_MIN_GAMES and wins < RECORD_LOW_WIN_RATE * games:
+        signs.append(f"a win far above the account's record: {wins} won of its {games} games")
+    at_par = net_moves <= par
+    best = record["best_ranked_moves_to_par"]
+    if (
+        at_par
+        and record["ranked_wins"] >= RECORD_MIN_RANKED_WINS
+        and best is not None
+        and best > RECORD_PAR_MARGIN
+    ):
+        signs.append(
+            f"a win at par far above the account's ranked wins (the best took {best:.2f} x par)"
+        )
+    rating = record["rating"]
+    if at_par and rating is not None and record["established"] and rating < RECORD_LOW_RATING:
+        signs.append(f"a win at par from a rating of {rating}")
+    return signs
 
 
 def _timing(rows: list[tuple[str, int]]) -> dict[str, Any]:
@@ -201,9 +283,9 @@ def line_share(moves_log: list[str], line: list[str]) -> float:
     return previous[-1] / len(moves)
 
 
-def _linked_attempts(game: Game) -> list[tuple[Game, bool, bool]]:
-    """Other accounts' attempts at the game's deal started from its browser or its address,
-    in any state, with (attempt, same browser, same address)."""
+def _linked_attempts(game: Game) -> list[tuple[Game, str, bool]]:
+    """Other accounts' attempts at the game's deal started from its browser (or device) or its
+    address, in any state, with (attempt, the browser id they share or "", same address)."""
     origin = AttemptOrigin.objects.filter(game=game).first()
     if origin is None or not (origin.address or origin.browser):
         return []
@@ -221,7 +303,7 @@ def _linked_attempts(game: Game) -> list[tuple[Game, bool, bool]]:
     return [
         (
             o.game,
-            bool(origin.browser) and o.browser == origin.browser,
+            origin.browser if origin.browser and o.browser == origin.browser else "",
             bool(origin.address) and o.address == origin.address,
         )
         for o in others
@@ -241,22 +323,38 @@ def _link_record(game: Game, other: Game, *, same_browser: bool, same_address: b
     )  # fmt: skip
 
 
-def _judge_pair(judged: Game, partner: Game, same_browser: bool, verdict: Verdict) -> None:
-    """What a link to `partner`'s attempt says of the finished attempt `judged`, added to its
-    verdict: a shared browser flags; a shared address flags only when the partner's attempt
-    looks like a scout's (it began before `judged` ended, and resigned within EARLY_END_MOVES
-    moves, a game left open being resigned when its board closes)."""
+def _link_sign(judged: Game, partner: Game, same_browser: str) -> str:
+    """What a link to `partner`'s attempt says of the finished attempt `judged`, in plain words
+    ("" for nothing): a shared browser (`same_browser`, the id they share, "" for none), or an
+    API client's device, is a sign; a shared address is one only
+    when the partner's attempt looks like a scout's (it began before `judged` ended, and
+    resigned within EARLY_END_MOVES moves, a game left open being resigned when its board
+    closes). Weak evidence either way (`_judge_pair`)."""
     who = f"{partner.user.username}'s attempt {partner.pk}"
     if same_browser:
-        verdict.add(f"same browser as {who}")
-        return
+        what = "device (API login)" if same_browser.startswith(DEVICE_PREFIX) else "browser"
+        return f"same {what} as {who}"
     assert judged.finished_at is not None
     if (
         partner.status == Game.Status.RESIGNED
         and partner.moves <= EARLY_END_MOVES
         and partner.started_at < judged.finished_at
     ):
-        verdict.add(f"same address as {who}, which ended after {partner.moves} moves")
+        return f"same address as {who}, which ended after {partner.moves} moves"
+    return ""
+
+
+def _judge_pair(
+    judged: Game, signs: list[str], partner: Game, same_browser: str, verdict: Verdict
+) -> None:
+    """Add to `judged`'s verdict what its link to `partner`'s attempt says: a link sign flags
+    only together with a sign of the attempt's own (`signs`, from its evidence); alone it is a
+    reviewer's evidence, and flags nothing (a household, a school lab, a carrier's NAT)."""
+    link = _link_sign(judged, partner, same_browser)
+    if link and signs:
+        verdict.add(link)
+        for sign in signs:
+            verdict.add(sign)
 
 
 @transaction.atomic
@@ -284,17 +382,19 @@ def game_flag(*, game_id: int, reasons: list[str], conclusive: bool) -> None:
         game.flag_review = FlagReview.PENDING
     game.save(update_fields=["flag_reason", "flag_withheld", "flag_review"])
     logger.warning("game %s flagged: %s", game_id, "; ".join(new))
-    if game.daily.is_final and game.off_final_board != was_off:
+    if game.off_final_board != was_off:  # withheld: it leaves its board, open or final
         rank_queue(game.daily)
-        streak_recount(user_id=game.user_id, mode=game.daily.mode)
+        transaction.on_commit(lambda: live.live_rank_remove(game_id=game_id))
+        if game.daily.is_final:
+            streak_recount(user_id=game.user_id, mode=game.daily.mode)
     if game.daily.is_final:  # under review now: its entry counts for no rating until cleared
         ratings_queue(game.daily.draw, game.daily.date)
 
 
 @transaction.atomic
 def game_flag_review(*, game_id: int, review: FlagReview) -> bool:
-    """A reviewer's word on a flagged attempt: `CLEARED` (fair play: it stays on its board,
-    no longer marked) or `CONFIRMED` (cheating: it leaves the board, open or final, and its
+    """A reviewer's word on a flagged attempt: `CLEARED` (fair play: it is on its board and
+    counts for its ratings) or `CONFIRMED` (cheating: it leaves the board, open or final, and its
     streak). Re-ranks the board and recounts the player's streak. Returns whether anything
     changed (an unflagged game, or the same word again, changes nothing). On a final board,
     has the rating job rate the board and the ones after it again."""

@@ -65,21 +65,21 @@ def _ranked(game_id: int) -> Game | None:
 
 
 def live_rank_add(*, game_id: int) -> None:
-    """Put a finished ranked game on its board's sorted set (idempotent), unless a reviewer
-    confirmed it as cheating (an open board leaves out only those)."""
-    from games.models import FlagReview
-
+    """Put a finished ranked game on its board's sorted set (idempotent), unless its board
+    leaves it out (`games.models.OFF_FINAL_BOARD`, open board or final: confirmed, or withheld
+    on conclusive evidence that nobody has cleared)."""
     if settings.EMBEDDED or cache_paused():
         return
     game = _ranked(game_id)
-    if game is None or game.flag_review == FlagReview.CONFIRMED:
+    if game is None or game.off_final_board:
         return
     key, _, name = _entry(game)
     _on_redis(f"add game {game_id}", lambda client: client.zadd(key, {name: 0}))
 
 
 def live_rank_remove(*, game_id: int) -> None:
-    """Take a ranked game off its board's sorted set (a reviewer confirmed it as cheating)."""
+    """Take a ranked game off its board's sorted set (a reviewer confirmed it as cheating, or
+    conclusive evidence withheld it)."""
     if settings.EMBEDDED:
         return
     game = _ranked(game_id)

@@ -25,7 +25,6 @@ from games.daily.ranking import RANK_TIES, game_rank_key, rank_key_sql
 from games.daily.rating import Skill, is_provisional, ranks_of, skill_after_idle
 from games.models import (
     OFF_FINAL_BOARD,
-    OFF_OPEN_BOARD,
     Badge,
     BadgeKind,
     DailyDeal,
@@ -53,6 +52,8 @@ def _my_game(game: Game | None) -> dict[str, Any] | None:
         "moves": game.moves,
         "score": game.score,
         "score_display": engine.format_score(rules, game.score),
+        # The owner's private note: no public answer says that an entry is being checked.
+        "under_review": game.under_review,
     }
 
 
@@ -148,7 +149,6 @@ def _entry(
         "undos": game.undos,
         "elapsed_ms": game.elapsed_ms,
         "game": game.pk,
-        "under_review": game.under_review,
         "rating": changes.get(game.user_id),
     }
 
@@ -160,8 +160,6 @@ _ENTRY_GAME_FIELDS = (
     "moves",
     "undos",
     "elapsed_ms",
-    "flag_reason",
-    "flag_review",
 )
 
 
@@ -277,7 +275,7 @@ def _following_board(
     games = list(
         Game.objects.filter(daily=daily, user_id__in=following_ids(user=user))
         .exclude(status=Game.Status.PLAYING)
-        .exclude(OFF_FINAL_BOARD if daily.is_final else OFF_OPEN_BOARD)
+        .exclude(OFF_FINAL_BOARD)
         .select_related("user")
     )
     keys = {g.pk: game_rank_key(g) for g in games}

@@ -18,7 +18,8 @@ class RatingChangeSerializer(serializers.Serializer[dict[str, Any]]):
 RATING_CHANGE_HELP = (
     "What the final board did to the player's rating in its draw; null while the board is "
     "open, before the rating job has rated it, for an entry that counts for no rating "
-    "(under review), and, to others, on a private profile's entry of a board."
+    "(being checked by a reviewer, or an abort), and, to others, on a private profile's "
+    "entry of a board."
 )
 
 
@@ -45,6 +46,11 @@ class MyDailyGameSerializer(serializers.Serializer[dict[str, Any]]):
     score = serializers.IntegerField(allow_null=True)
     score_display = serializers.CharField()
     rating = RatingChangeSerializer(allow_null=True, help_text=RATING_CHANGE_HELP)
+    under_review = serializers.BooleanField(
+        help_text="The owner's private note: the integrity check flagged the attempt and a "
+        "reviewer is checking it. Until then it counts for no rating, and one flagged on "
+        "conclusive evidence is absent from the board. No public answer shows this."
+    )
 
 
 class ChallengeSerializer(serializers.Serializer[dict[str, Any]]):
@@ -71,11 +77,6 @@ class LeaderboardEntrySerializer(ResultFiguresSerializer):
     rank = serializers.IntegerField()
     user = serializers.CharField()
     game = serializers.IntegerField(help_text="The game's id: its replay, where visible.")
-    under_review = serializers.BooleanField(
-        help_text="Flagged by the integrity check, and no reviewer has cleared or confirmed it "
-        "yet. A confirmed entry leaves the board; one flagged on conclusive evidence leaves "
-        "the final board until a reviewer clears it."
-    )
     rating = RatingChangeSerializer(allow_null=True, help_text=RATING_CHANGE_HELP)
     board_rank = serializers.IntegerField(
         required=False,

@@ -5,6 +5,7 @@ from games.daily import views
 urlpatterns = [
     path("daily", views.DailyTodayView.as_view(), name="daily"),
     path("games/<id:game_id>/share", views.ShareView.as_view(), name="game-share"),
+    path("games/<id:game_id>/report", views.EntryReportView.as_view(), name="game-report"),
     path("daily/calendar", views.DailyCalendarView.as_view(), name="daily-calendar"),
     path("daily/<str:day>", views.DailyDayView.as_view(), name="daily-day"),
     path("daily/<str:day>/<str:mode>/start", views.DailyStartView.as_view(), name="daily-start"),

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import selectors as account_selectors
+from accounts import tokens
 from accounts.authentication import signed_in_user
 from config.browser import browser_id
 from config.errors import NotFoundError
@@ -38,6 +39,8 @@ from games.daily.serializers import (
 )
 from games.daily.services import attempts, deals
 from games.daily.services import sharing as share_services
+from games.daily.services import attempts, deals, reports
+from games.models import REPORT_REASON_MAX
 from games.serializers import GameSerializer
 
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -103,6 +106,12 @@ class DailyDayView(APIView):
         return Response(selectors.daily_day(day=when, user=request.user, now=now))
 
 
+def _token_device(request: Request) -> str:
+    """The device of the login that made the request's token ("" without one)."""
+    digest = getattr(request.auth, "digest", None)
+    return tokens.token_device(digest=digest) if isinstance(digest, str) else ""
+
+
 class DailyStartView(APIView):
     throttle_classes = [ScopedThrottle]
     throttle_scope = "games"
@@ -125,7 +134,8 @@ class DailyStartView(APIView):
             day=_day(day),
             mode=mode,
             address=client_address(request),
-            browser=browser_id(request),
+            # A script keeps no browser cookie: its token's device stands in (docs/daily.md).
+            browser=browser_id(request) or _token_device(request),
         )
         return Response(
             game_selectors.game_detail(game=game),
@@ -278,6 +288,49 @@ class DailyCalendarView(APIView):
         now = timezone.now()
         month = query.validated_data.get("month") or clock.today(now)
         return Response(selectors.daily_calendar(month=month, user=request.user, now=now))
+
+
+class EntryReportView(APIView):
+    """Report another player's entry on a final board, with a reason, to the reviewers
+    (docs/api.md, "Reports"). One report per entry and player; it flags nothing by itself."""
+
+    throttle_classes = [ScopedThrottle]
+    throttle_scope = "reports"
+
+    class InputSerializer(serializers.Serializer[dict[str, Any]]):
+        reason = StrictCharField(
+            max_length=REPORT_REASON_MAX, help_text="What the reporter saw, for the reviewers."
+        )
+
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
+        game = serializers.IntegerField()
+        reported_at = serializers.DateTimeField()
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: OutputSerializer,
+            # not_found: no entry of a board; daily_deal_open: its board is not final yet
+            **errors(
+                "invalid",
+                "account_required",
+                "not_found",
+                "daily_deal_open",
+                "report_refused",
+                "already_reported",
+            ),
+        },
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        report = reports.entry_report(
+            reporter=signed_in_user(request), game_id=game_id, **data.validated_data
+        )
+        return Response(
+            {"game": report.game_id, "reported_at": report.created_at},
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class ShareView(APIView):

@@ -1,6 +1,6 @@
 """The page's smaller things (#39, item 8), each as the eye caught it: the board kept its
 place when the game ended, "Larger cards" kept the phone's margins, the leaderboard's result
-sat out of line with its row, and "under review" was explained only in a tooltip."""
+sat out of line with its row, and a flag is the owner's private note, no public mark (#50)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_larger_cards_keep_the_phones_margins(page: Any) -> None:
     assert widths[True] > widths[False], widths
 
 
-def test_a_leaderboard_row_is_in_line_and_under_review_is_explained(page: Any) -> None:
+def test_a_leaderboard_row_is_in_line_and_a_flag_is_the_owners_private_note(page: Any) -> None:
     from games.models import Game
 
     name = sign_up(page)
@@ -69,7 +69,6 @@ def test_a_leaderboard_row_is_in_line_and_under_review_is_explained(page: Any) -
         page.set_viewport_size(viewport)
         page.goto(f"/leaderboards?date={day}&mode=D1N")
         page.wait_for_selector(f'tr.me[data-user="{name}"]')
-        assert page.is_hidden("[data-review-note]")
         cells = page.eval_on_selector_all(
             "tr.me td",
             "ns => ns.map(n => [getComputedStyle(n).display, n.getBoundingClientRect().top])",
@@ -77,11 +76,16 @@ def test_a_leaderboard_row_is_in_line_and_under_review_is_explained(page: Any) -
         assert {display for display, _ in cells} == {"table-cell"}, cells
         assert len({round(top) for _, top in cells}) == 1, cells
 
+    # A flag is no public mark (issue 50): the board shows the row as before, and only the
+    # owner's daily page says that a reviewer is checking the attempt.
     Game.objects.filter(user__username=name).update(flag_reason="moves as regular as a clock")
     page.reload()
-    page.wait_for_selector(f'tr.me[data-user="{name}"] .review')
-    note = page.inner_text("[data-review-note]")
-    assert page.is_visible("[data-review-note]") and "reviewer" in note, note
+    page.wait_for_selector(f'tr.me[data-user="{name}"]')
+    assert page.query_selector(f'tr.me[data-user="{name}"] .review') is None
+    assert "review" not in page.inner_text(f'tr.me[data-user="{name}"]')
+    page.goto("/daily")
+    note = page.wait_for_selector("[data-my-review]")
+    assert note is not None and "reviewer" in note.inner_text()
 
 
 def test_the_profile_tiles_fill_their_rows(page: Any) -> None:

@@ -57,6 +57,8 @@ function challengeTile(day, challenge, me) {
     el("h2", { text: modeName(challenge.mode) }), facts);
   if (mine) {
     tile.append(el("p", { "data-my-status": mine.status, text: attemptText(mine) }));
+    // The owner's private note: the public board shows no mark.
+    if (mine.under_review) tile.append(el("p", { class: "muted", "data-my-review": "", text: _("A reviewer is checking this attempt: until then it counts for no rating.") }));
     // Only once the board is final and rated: an open board says nothing of a rating.
     if (mine.rating) tile.append(el("p", { "data-my-rating": "", text: say(_("Rating %(rating)s"), { rating: formatRatingChange(mine.rating) }) }));
     if (mine.status === "playing") tile.append(el("a", { class: "button", href: `/play/${mine.id}`, text: _("Continue your attempt") }));

@@ -51,7 +51,6 @@ function row(entry, notes, cells) {
 
 function dailyRow(entry, final) {
   return row(entry, [
-    entry.under_review && el("span", { class: "muted review", text: ` ${_("under review")}` }),
     // Only on a final board, once rated: the rating after it, and what it did.
     entry.rating && el("span", { class: "rating-change" }, el("span", { class: "sr-only", text: `${_("Rating")} ` }), formatRatingChange(entry.rating)),
   ], [
@@ -126,7 +125,6 @@ async function load(query = `page=${page}`) {
     history.replaceState(null, "", `?${search}${who}&page=${page}`);
     $("[data-rows]").replaceChildren(...board.entries.map((e) => (ratings ? ratingRow(e) : dailyRow(e, board.final))));
     $("[data-table]").hidden = !board.entries.length;
-    if (!ratings) $("[data-review-note]").hidden = !board.entries.some((e) => e.under_review);
     $("[data-summary]").textContent = summary(board);
     if (!ratings) {
       $("[data-difficulty]").textContent = difficultyText(board.difficulty);

@@ -13,7 +13,6 @@ from django.utils import timezone
 from games.daily.ranking import RANK_TIES, rank_key_sql
 from games.models import (
     OFF_FINAL_BOARD_SQL,
-    OFF_OPEN_BOARD_SQL,
     DailyDeal,
     Game,
     LeaderboardEntry,
@@ -32,11 +31,11 @@ _RANK_ORDER = ", ".join(["k DESC", *(f"{column} ASC" for column in RANK_TIES)])
 _ENTRY_COLUMNS = "id, generation_id, game_id, rank, position"
 
 
-def _ranked_rows_sql(*, final: bool) -> str:
+def _ranked_rows_sql() -> str:
     """SELECT of a board's entries: RANK() and ROW_NUMBER() over its finished games, less
-    those a reviewer confirmed as cheating and, on a final board, those withheld on
-    conclusive evidence (games.models.OFF_FINAL_BOARD); the other flagged games stay, shown
-    as under review.
+    those a reviewer confirmed as cheating and those withheld on conclusive evidence
+    (games.models.OFF_FINAL_BOARD, open board or final); the other flagged games stay,
+    unmarked.
 
     Both come from one window over the games sorted by the ranking rule and then by id, so
     tied games take consecutive positions in id order. (One window pass instead of two, one
@@ -60,7 +59,7 @@ def _ranked_rows_sql(*, final: bool) -> str:
                        {", ".join(f"g.{column}" for column in RANK_TIES)}
                 FROM {Game._meta.db_table} g
                 WHERE g.daily_id = %s AND g.status <> 'playing'
-                  AND NOT {OFF_FINAL_BOARD_SQL if final else OFF_OPEN_BOARD_SQL}
+                  AND NOT {OFF_FINAL_BOARD_SQL}
                 ORDER BY {_RANK_ORDER}, game_id ASC
             ) sorted
             WINDOW w AS (ORDER BY {_RANK_ORDER})
@@ -105,7 +104,7 @@ def _partition_constraints_sql(cursor: CursorWrapper, *, generation_id: int) -> 
     return ", ".join(clauses)
 
 
-def _generation_build(*, generation_id: int, daily_id: int, final: bool) -> int:
+def _generation_build(*, generation_id: int, daily_id: int) -> int:
     """Write a board's new generation of entries; returns how many.
 
     On PostgreSQL the generation is a fresh table, created by CREATE TABLE ... AS from the
@@ -119,9 +118,7 @@ def _generation_build(*, generation_id: int, daily_id: int, final: bool) -> int:
     params = [generation_id, generation_id, daily_id]
     with connection.cursor() as cursor:
         if connection.vendor != "postgresql":
-            cursor.execute(
-                f"INSERT INTO {entry} ({_ENTRY_COLUMNS}) {_ranked_rows_sql(final=final)}", params
-            )
+            cursor.execute(f"INSERT INTO {entry} ({_ENTRY_COLUMNS}) {_ranked_rows_sql()}", params)
             return cursor.rowcount
         part = _partition(generation_id)
         # For the ranking statement only (reset below, as the closing transaction goes on):
@@ -137,8 +134,7 @@ def _generation_build(*, generation_id: int, daily_id: int, final: bool) -> int:
         # Its rows are never updated or deleted, so autovacuum has nothing to clean up (the
         # anti-wraparound freeze still runs: PostgreSQL forces it whatever this setting says).
         cursor.execute(
-            f"CREATE TABLE {part} WITH (autovacuum_enabled = off)"
-            f" AS {_ranked_rows_sql(final=final)}",
+            f"CREATE TABLE {part} WITH (autovacuum_enabled = off) AS {_ranked_rows_sql()}",
             params,
         )
         count = cursor.rowcount
@@ -157,8 +153,8 @@ def _generation_build(*, generation_id: int, daily_id: int, final: bool) -> int:
 
 def daily_rank(*, daily_id: int) -> int:
     """Rank a board: build a new ranking generation with set-based SQL (RANK()
-    and ROW_NUMBER() window functions over its finished games, one bulk write; a final board
-    leaves out games.models.OFF_FINAL_BOARD), then point the board at it, in one transaction.
+    and ROW_NUMBER() window functions over its finished games, one bulk write; a board, open or
+    final, leaves out games.models.OFF_FINAL_BOARD), then point the board at it, in one transaction.
 
     Readers follow the board's pointer, so they see the old generation or the new one, never a
     half-built one. Runs on the same board are serialized by a lock on the board's row (FOR NO
@@ -173,9 +169,7 @@ def daily_rank(*, daily_id: int) -> int:
         if daily is None:
             return 0
         generation = RankingGeneration.objects.create(daily=daily)
-        count = _generation_build(
-            generation_id=generation.pk, daily_id=daily_id, final=daily.is_final
-        )
+        count = _generation_build(generation_id=generation.pk, daily_id=daily_id)
         now = timezone.now()
         RankingGeneration.objects.filter(daily=daily, retired_at__isnull=True).exclude(
             pk=generation.pk

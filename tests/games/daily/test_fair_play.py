@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from games import engine
 from games.daily import integrity
+from games.daily.ranking import is_abort
 from games.daily.services import closing as daily_closing
 from games.daily.services import deals as daily_deals
 from games.daily.services import origins as daily_origins
@@ -246,6 +247,20 @@ def _timed(
     return game
 
 
+def _human(
+    client: APIClient, game: dict[str, Any], notations: list[str], clock: Any
+) -> dict[str, Any]:
+    """Send `notations` at a human's uneven pace (0.9 to 4.3 s apart)."""
+    from django.utils import timezone
+
+    now = timezone.now()
+    for i, notation in enumerate(notations):
+        now += timedelta(milliseconds=(900, 1400, 2300, 1100, 4300, 1700)[i % 6] + 37 * (i % 7))
+        clock(now)
+        game = _act(client, game, notation)
+    return game
+
+
 def _some_moves(daily: DailyDeal, count: int, *, seed: int = 0) -> list[str]:
     """`count` legal actions of a player of its own (no undo, no resign)."""
     import random
@@ -269,23 +284,66 @@ def _flag(game: dict[str, Any]) -> str:
     return Game.objects.get(pk=game["id"]).flag_reason
 
 
-def test_an_attempt_left_open_while_a_scout_plays_is_flagged_with_the_scout(
-    daily, make_user, clock
+def _own_line(monkeypatch: Any) -> None:
+    """Let the solver's line stand for a winning line of the player's own (at par): the
+    solver-line rule, conclusive, is left out, so that the other rules are seen alone."""
+    monkeypatch.setattr(integrity, "SOLVER_LINE_SHARE", 1.01)
+
+
+def test_a_browser_link_flags_with_a_sign_of_the_attempts_own_whatever_the_order(
+    daily, make_user, clock, monkeypatch
 ):
-    """Order does not dodge the rule: A starts first and finishes last."""
-    a_user, a_key = make_user("main")
-    _established(a_user)
+    """Order does not dodge the rule: A, a new account, starts first and finishes last, with a
+    first ranked win at par; B played from the same browser meanwhile."""
+    _own_line(monkeypatch)
+    _, a_key = make_user("main")
     _, b_key = make_user("scout")
     main = _browser(_client(a_key, REMOTE_ADDR="203.0.113.7"), "a" * 32)
     scout = _browser(_client(b_key, REMOTE_ADDR="203.0.113.7"), "a" * 32)
     a_game = _start(main).json()
     b_game = _timed(scout, _start(scout).json(), _some_moves(daily, 20), clock, 1200)
     b_game = _act(scout, b_game, "resign")
-    assert "same browser as main's attempt" in _flag(b_game)  # A is still playing
-    a_game = _timed(main, a_game, [*_some_moves(daily, 12, seed=1), "resign"], clock, 1500)
-    assert "same browser as scout's attempt" in _flag(a_game)
-    assert "same browser as main's attempt" in Game.objects.get(pk=b_game["id"]).flag_reason
-    assert not Game.objects.get(pk=a_game["id"]).flag_withheld  # a link: a reviewer decides
+    assert _flag(b_game) == ""  # A is still playing; B itself has no sign
+    a_game = _human(main, a_game, daily.solution.split(), clock)
+    reason = _flag(a_game)
+    assert "same browser as scout's attempt" in reason
+    assert "a new account's first ranked game, won in" in reason
+    stored = Game.objects.get(pk=a_game["id"])
+    assert stored.under_review and not stored.flag_withheld  # a link: a reviewer decides
+    assert Game.objects.get(pk=b_game["id"]).flag_reason == ""
+
+
+def test_a_household_on_one_browser_is_not_flagged_and_counts(daily, make_user, clock, api_client):
+    """Seen 5 of issue 50: two or three accounts on one computer, in turn, one of them giving up
+    at once: links for reviewers, no flag, on the board with no mark, rated."""
+    from games.daily.services import ratings as daily_ratings
+    from games.models import RatingChange
+
+    names = ["mum", "dad", "kid"]
+    games = []
+    for i, name in enumerate(names):
+        user, key = make_user(name)
+        _established(user)
+        client = _browser(_client(key, REMOTE_ADDR="198.51.100.40"), "h" * 32)
+        moves = [] if i == 0 else _some_moves(daily, 25 + i, seed=i)  # mum gives up at once
+        game = _timed(client, _start(client).json(), moves, clock, 1700)
+        games.append(_act(client, game, "resign"))
+    for game in games:
+        assert _flag(game) == ""
+    kid = Game.objects.get(pk=games[2]["id"])
+    assert any("same browser as mum's attempt" in link for link in kid.flag_evidence["links"])
+    _close(clock, daily)
+    board = api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()
+    assert sorted(e["user"] for e in board["entries"]) == sorted(names)
+    assert not any("under_review" in e for e in board["entries"])
+    daily_ratings.ratings_update(draw=1)
+    # Mum's attempt is an abort (no move): it counts for no rating, by its own rule, not a flag.
+    assert set(
+        RatingChange.objects.filter(daily=daily).values_list("user__username", flat=True)
+    ) == {
+        "dad",
+        "kid",
+    }
 
 
 def test_padding_a_solver_line_with_undos_changes_no_verdict(daily, make_user, clock):
@@ -330,14 +388,109 @@ def test_honest_neighbours_behind_one_address_are_not_flagged_and_stay_on_the_fi
     _close(clock, daily)
     board = api_client.get(f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N").json()
     assert sorted(e["user"] for e in board["entries"]) == names
-    assert not any(e["under_review"] for e in board["entries"])
+    assert not any("under_review" in e for e in board["entries"])
 
 
-def test_a_scout_that_resigns_at_once_from_the_same_address_flags_the_main_account(
+def _honest_group(
+    daily: DailyDeal, make_user: Any, clock: Any, *, size: int, at_once: bool, new_every: int
+) -> list[int]:
+    """`size` honest players on one address, each in a browser of their own, playing through the
+    services (faster than the API): one in 20 gives up at 2-5 moves, the others play 8-20 moves
+    of their own at an uneven human pace and resign; every `new_every`-th account joined 2 to
+    60 hours before (0: none). `at_once`: all start before anyone plays (a school lab), else
+    one after the other over the day (a carrier's NAT). Returns the games' ids."""
+    import random
+
+    from django.utils import timezone
+
+    from accounts.models import User
+    from games import services as game_services
+    from games.daily.services.attempts import daily_start
+
+    chooser = random.Random(size)
+    players = []
+    for i in range(size):
+        user, _ = make_user()
+        if new_every and i % new_every == 0:
+            age = timedelta(hours=chooser.uniform(2, 60))
+            User.objects.filter(pk=user.pk).update(date_joined=timezone.now() - age)
+        else:
+            _established(user)
+        user.refresh_from_db()
+        moves = chooser.randint(2, 5) if i % 20 == 7 else chooser.randint(8, 20)
+        players.append((user, [*_some_moves(daily, moves, seed=i), "resign"]))
+
+    def start(user: Any, i: int) -> Game:
+        return daily_start(user=user, day=DAY, mode="D1N", address="192.0.2.50",
+                           browser=f"{i:032d}")[0]  # fmt: skip
+
+    def play(game: Game, user: Any, line: list[str]) -> None:
+        now = timezone.now()
+        for notation in line:
+            now += timedelta(milliseconds=chooser.randint(700, 6000))
+            clock(now)
+            game_services.game_action_apply(
+                game_id=game.pk, user=user, seq=Game.objects.get(pk=game.pk).seq,
+                action=engine.parse_action(notation),
+            )  # fmt: skip
+
+    ids = []
+    if at_once:
+        games = [start(user, i) for i, (user, _) in enumerate(players)]
+        for game, (user, line) in zip(games, players, strict=True):
+            play(game, user, line)
+        ids = [g.pk for g in games]
+    else:
+        for i, (user, line) in enumerate(players):
+            game = start(user, i)
+            play(game, user, line)
+            ids.append(game.pk)
+    return ids
+
+
+@pytest.mark.parametrize(
+    "size, at_once, new_every",
+    [(100, True, 0), (60, False, 5), (30, False, 1)],
+    ids=["a school lab of 100", "a carrier NAT", "new accounts on one address"],
+)
+def test_honest_groups_on_one_address_are_not_flagged_and_are_rated(
+    daily, make_user, clock, size, at_once, new_every
+):
+    """Seen 5 of issue 50: on a shared address somebody always gives up early, which flagged
+    almost everybody after them. Now every game is linked for reviewers, and nobody is flagged,
+    withheld or left out of the ratings."""
+    from games.daily.services import ratings as daily_ratings
+    from games.models import AttemptLink, RatingChange
+
+    ids = _honest_group(daily, make_user, clock, size=size, at_once=at_once, new_every=new_every)
+    for game_id in ids:
+        assert integrity.game_integrity_check(game_id=game_id) == ""
+    games = Game.objects.filter(pk__in=ids)
+    assert not games.exclude(flag_reason="").exists()
+    # Every game is linked to the others, for reviewers; the scouts' signs are among them.
+    linked = AttemptLink.objects.filter(game_id__in=ids, same_address=True)
+    assert linked.values("game_id").distinct().count() == size
+    assert sum("which ended after" in " ".join(g.flag_evidence.get("links", [])) for g in games)
+    _close(clock, daily)
+    assert daily.__class__.objects.get(pk=daily.pk).entries_count == size
+    daily_ratings.ratings_update(draw=1)
+    # Those who gave up within a few moves without a foundation card aborted: no rating, by
+    # its own rule; everyone else is rated.
+    played = [
+        g
+        for g in Game.objects.filter(pk__in=ids)
+        if not is_abort(won=g.status == "won", moves=g.moves, foundations=g.foundations)
+    ]
+    assert 0 < len(played) <= size
+    assert RatingChange.objects.filter(daily=daily).count() == len(played)
+
+
+def test_a_scout_that_resigns_at_once_from_the_same_address_is_a_sign_for_reviewers(
     daily, make_user, clock
 ):
     """Last round's scout: a script (no browser cookie) resigns at move 0; the main account,
-    an old one, then plays a line of its own."""
+    an old one, then plays a line of its own. On a shared address somebody always gives up
+    early, so this alone flags nothing: the reviewer sees the link and the scout's sign."""
     _, b_key = make_user("second")
     a_user, a_key = make_user("main")
     _established(a_user)
@@ -345,12 +498,31 @@ def test_a_scout_that_resigns_at_once_from_the_same_address_flags_the_main_accou
     # A forged X-Forwarded-For does not hide the connection's own address.
     main = _client(a_key, REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR="198.51.100.1")
     game = _timed(main, _start(main).json(), [*_some_moves(daily, 20), "resign"], clock, 1400)
-    assert "same address as second's attempt" in _flag(game)
-    assert "which ended after 0 moves" in Game.objects.get(pk=game["id"]).flag_reason
+    assert _flag(game) == ""
+    links = Game.objects.get(pk=game["id"]).flag_evidence["links"]
+    scout = game["id"] - 1
+    assert links == [f"same address as second's attempt {scout}, which ended after 0 moves"]
     assert AttemptOrigin.objects.get(game_id=game["id"]).address == "203.0.113.7"
 
 
-def test_a_start_from_the_browser_of_a_finished_attempt_is_flagged(daily, make_user):
+def test_a_scout_from_the_same_address_flags_a_main_account_with_a_sign_of_its_own(
+    daily, make_user, clock, monkeypatch
+):
+    """The scout peeks and resigns; the main account, new, wins its first ranked game at par
+    from the same address: flagged (not withheld), and the scout's attempt is named."""
+    _own_line(monkeypatch)
+    _, b_key = make_user("second")
+    _, a_key = make_user("main")
+    _resign_at_once(_client(b_key, REMOTE_ADDR="203.0.113.7"))
+    main = _client(a_key, REMOTE_ADDR="203.0.113.7")
+    game = _human(main, _start(main).json(), daily.solution.split(), clock)
+    reason = _flag(game)
+    assert "same address as second's attempt" in reason and "ended after 0 moves" in reason
+    assert "a new account's first ranked game" in reason
+    assert not Game.objects.get(pk=game["id"]).flag_withheld
+
+
+def test_a_start_from_the_browser_of_a_finished_attempt_is_linked(daily, make_user):
     from config.browser import BROWSER_COOKIE
 
     _, b_key = make_user("second")
@@ -365,7 +537,70 @@ def test_a_start_from_the_browser_of_a_finished_attempt_is_flagged(daily, make_u
     other_network.cookies[BROWSER_COOKIE] = cookie
     game = _start(other_network).json()
     game = _act(other_network, game, "resign")
-    assert "same browser" in _flag(game)
+    assert _flag(game) == ""  # a link alone: for reviewers
+    assert (
+        "same browser as second's attempt"
+        in Game.objects.get(pk=game["id"]).flag_evidence["links"][0]
+    )
+
+
+def _script(username: str, *, address: str, agent: str, cookie: str = "") -> APIClient:
+    """A client that logs in through the API from `address` with `agent` (and the browser id
+    `cookie`, if any), then plays with the token and no cookies, as a script does."""
+    from config.browser import BROWSER_COOKIE
+
+    login = APIClient(REMOTE_ADDR=address, HTTP_USER_AGENT=agent)
+    if cookie:
+        login.cookies[BROWSER_COOKIE] = cookie
+    body = {"username": username, "password": "correct-horse-battery"}
+    answer = login.post("/api/v1/auth/login", body, format="json")
+    assert answer.status_code == 200, answer.content
+    return _client(answer.json()["token"], REMOTE_ADDR=address, HTTP_USER_AGENT=agent)
+
+
+def test_scripts_logged_in_from_one_origin_link_as_one_device(daily, make_user, clock, monkeypatch):
+    """Seen 3 of issue 50: a script carries no browser id, so a scout that played 44 moves
+    linked nothing. Now each token carries the device of its login, and two accounts logged
+    in from one origin link as a shared browser does: with a sign of the main attempt's own
+    (a new account's first ranked win at par), it is flagged."""
+    _own_line(monkeypatch)
+    make_user("scout")
+    make_user("main")
+    agent = "python-requests/2.32"
+    scout = _script("scout", address="203.0.113.70", agent=agent)
+    game = _human(scout, _start(scout).json(), _some_moves(daily, 44), clock)
+    scout_game = _act(scout, game, "resign")
+    main = _script("main", address="203.0.113.70", agent=agent)
+    main_game = _human(main, _start(main).json(), daily.solution.split(), clock)
+    devices = {o.browser for o in AttemptOrigin.objects.all()}
+    assert len(devices) == 1 and next(iter(devices)).startswith("device:")
+    assert _flag(scout_game) == ""
+    reason = _flag(main_game)
+    assert "same device (API login) as scout's attempt" in reason
+    assert "a new account's first ranked game" in reason
+    assert not Game.objects.get(pk=main_game["id"]).flag_withheld
+
+
+def test_a_tokens_device_is_its_logins_browser_or_origin(daily, make_user):
+    """A login from a browser page gives its token that browser's id; a script's login, a
+    keyed hash of its address and User-Agent (another address or agent, another device)."""
+    from accounts.tokens import DEVICE_PREFIX
+
+    for name in ("a", "b", "c", "d"):
+        make_user(name)
+    clients = {
+        "a": _script("a", address="198.51.100.1", agent="curl/8"),
+        "b": _script("b", address="198.51.100.2", agent="curl/8"),
+        "c": _script("c", address="198.51.100.1", agent="curl/7"),
+        "d": _script("d", address="198.51.100.1", agent="curl/8", cookie="c" * 32),
+    }
+    for client in clients.values():
+        assert _start(client).status_code == 201
+    browsers = dict(AttemptOrigin.objects.values_list("game__user__username", "browser"))
+    assert browsers["d"] == "c" * 32  # the login's browser, though the script sends no cookie
+    assert len({browsers[n] for n in "abc"}) == 3
+    assert all(browsers[n].startswith(DEVICE_PREFIX) for n in "abc")
+    assert "198.51.100" not in "".join(browsers.values())  # the address cannot be read back
 
 
 def test_different_addresses_and_browsers_are_not_flagged(daily, make_user):
@@ -444,9 +679,12 @@ def test_cycling_a_card_does_not_pump_the_profiles_best_score(make_user, api_cli
     assert stats["best_score"] == 10 and stats["modes"]["D1N"]["best_score"] == 10
 
 
-def test_flagged_entries_stay_under_review_until_a_reviewer_confirms_them(
-    daily, finished_attempt, clock, api_client
+def test_flagged_entries_show_no_mark_and_withheld_ones_are_absent_until_cleared(
+    daily, finished_attempt, clock, api_client, make_user
 ):
+    """The public board shows no flag: an entry withheld on conclusive evidence is absent,
+    open board or final, until a reviewer clears it; one flagged on links shows, unmarked.
+    Only the owner's own daily answer says that it is being checked."""
     from games.daily.integrity import game_flag_review
     from games.models import FlagReview
 
@@ -456,23 +694,35 @@ def test_flagged_entries_stay_under_review_until_a_reviewer_confirms_them(
                               elapsed_ms=9_000)  # fmt: skip
     bot = finished_attempt(daily, username="bot", won=True, score=800, moves=100,
                            elapsed_ms=1_000)  # fmt: skip
-    Game.objects.filter(pk=linked.pk).update(flag_reason="same browser as x's attempt 1")
-    Game.objects.filter(pk=bot.pk).update(flag_reason="inhuman timing: ...", flag_withheld=True)
+    integrity.game_flag(game_id=linked.pk, reasons=["same browser as x's attempt 1"],
+                        conclusive=False)  # fmt: skip
+    integrity.game_flag(game_id=bot.pk, reasons=["inhuman timing: ..."], conclusive=True)
     daily_rankings.daily_rank(daily_id=daily.pk)
     path = f"/api/v1/leaderboards/daily/{DAY.isoformat()}/D1N"
 
-    def board() -> list[tuple[str, bool]]:
-        return [(e["user"], e["under_review"]) for e in api_client.get(path).json()["entries"]]
+    def board() -> list[str]:
+        entries = api_client.get(path).json()["entries"]
+        assert not any("under_review" in e for e in entries)
+        return [e["user"] for e in entries]
 
-    assert board() == [("bot", True), ("linked", True), ("honest", False)]
+    def note(user: Any) -> bool:
+        client = APIClient()
+        client.force_authenticate(user)
+        return client.get(f"/api/v1/daily/{DAY.isoformat()}").json()["challenges"][0]["my_game"][
+            "under_review"
+        ]
+
+    assert board() == ["linked", "honest"]  # the open board too
+    assert (note(bot.user), note(linked.user), note(honest.user)) == (True, True, False)
     _close(clock, daily)
-    assert board() == [("linked", True), ("honest", False)]  # conclusive evidence: withheld
+    assert board() == ["linked", "honest"]
     assert game_flag_review(game_id=linked.pk, review=FlagReview.CONFIRMED)
     daily_rankings.daily_rank(daily_id=daily.pk)
-    assert board() == [("honest", False)]
+    assert board() == ["honest"]
     assert game_flag_review(game_id=bot.pk, review=FlagReview.CLEARED)
     daily_rankings.daily_rank(daily_id=daily.pk)
-    assert board() == [("bot", False), ("honest", False)]
+    assert board() == ["bot", "honest"]
+    assert not note(bot.user)
     assert not game_flag_review(game_id=honest.pk, review=FlagReview.CONFIRMED)  # no flag
 
 

@@ -11,6 +11,14 @@ from tests.games.daily.conftest import DAY
 pytestmark = pytest.mark.django_db
 
 
+def flag_review_game(game_id: int) -> None:
+    """Flag a game as the check does on strong evidence (a link with a sign of its own)."""
+    from games.daily.integrity import game_flag
+
+    reasons = ["same browser as scout's attempt", "a sign"]
+    game_flag(game_id=game_id, reasons=reasons, conclusive=False)
+
+
 def test_admin_reviews_flags_in_bulk(staff_client, daily, make_user):
     from games.daily.services.attempts import daily_start
 
@@ -52,11 +60,20 @@ def test_a_flagged_attempts_page_shows_the_evidence_and_reviews_in_one_click(
     game_integrity_check(game_id=scout)
     game_integrity_check(game_id=main)
     assert AttemptLink.objects.filter(game_id=main, other_id=scout, same_browser=True).exists()
+    # A link alone flags nothing: the reviewer finds it in the queue of linked attempts.
+    assert Game.objects.get(pk=main).flag_reason == ""
+    linked = staff_client.get("/admin/games/game/?flag=linked").content.decode()
+    assert f"/admin/games/game/{main}/change/" in linked
     page = staff_client.get(f"/admin/games/game/{main}/change/").content.decode()
-    for words in ("same browser as scout", "scout&#x27;s attempt", "same browser and address",
-                  "without the undone actions", "Follows the solver", "Timing: too few actions",
-                  "Clear: fair play", "Confirm: cheating", "203.0.113.9"):  # fmt: skip
+    for words in ("Link: same browser as scout", "scout&#x27;s attempt",
+                  "same browser and address", "without the undone actions", "Follows the solver",
+                  "Timing: too few actions", "not flagged", "203.0.113.9"):  # fmt: skip
         assert words in page, words
+    assert "Clear: fair play" not in page
+    flag_review_game(main)
+    flag_review_game(scout)
+    page = staff_client.get(f"/admin/games/game/{main}/change/").content.decode()
+    assert "Clear: fair play" in page and "Confirm: cheating" in page
     review = f"/admin/games/game/{main}/review/confirmed/"
     assert staff_client.get(review).status_code == 405
     response = staff_client.post(review)
