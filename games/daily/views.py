@@ -37,9 +37,8 @@ from games.daily.serializers import (
     RatingLeaderboardSerializer,
     StreaksSerializer,
 )
-from games.daily.services import attempts, deals
-from games.daily.services import sharing as share_services
 from games.daily.services import attempts, deals, reports
+from games.daily.services import sharing as share_services
 from games.models import REPORT_REASON_MAX
 from games.serializers import GameSerializer
 
