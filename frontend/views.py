@@ -18,7 +18,6 @@ from django.utils.formats import get_format
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-from games.daily.rating import PROVISIONAL_SIGMA
 from games.daily.selectors import rating_draws
 from games.daily.sharing import mode_name
 
@@ -60,12 +59,7 @@ verify_email = _page("verify_email.html")
 play = _page("play.html", "play")
 daily = _page("daily.html", "daily", modes=settings.DAILY_MODES)
 # The rating board's draws: a function, which the template calls as it renders.
-_leaderboards = _page(
-    "leaderboards.html",
-    "leaderboards",
-    draws=rating_draws,
-    provisional_deviation=round(PROVISIONAL_SIGMA),
-)
+_leaderboards = _page("leaderboards.html", "leaderboards", draws=rating_draws)
 
 
 def leaderboards(request: HttpRequest) -> HttpResponse:

@@ -56,10 +56,10 @@ export function modeName(rulesOrMode) {
   return interpolate(gettext("Draw %(draw)s · %(preset)s"), { draw, preset: PRESET_NAMES[preset] ? PRESET_NAMES[preset]() : preset });
 }
 
-/** "provisional, 2 of 5 boards": a rating in its first `of` boards (the API's
- *  `provisional_boards`). */
-export function provisionalText(boards, of) {
-  return interpolate(ngettext("provisional, %(boards)s of %(count)s board", "provisional, %(boards)s of %(count)s boards", of), { boards, count: of });
+/** "provisional, still settling": a rating whose deviation is above the API's
+ *  `provisional_deviation`, shown but not on the rating board. */
+export function provisionalText() {
+  return gettext("provisional, still settling");
 }
 
 /** "38% of 312 counted entries": a final board's win rate among the entries that counted for

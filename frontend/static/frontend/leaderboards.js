@@ -104,7 +104,7 @@ function counts(board) {
   const mine = board.me;
   if (ratings) {
     const you = mine && [say(_("your rating %(rating)s"), { rating: formatRatingBand(mine) }),
-      mine.rank ? standing(mine) : provisionalText(mine.boards, mine.provisional_boards)];
+      mine.rank ? standing(mine) : provisionalText()];
     return [board.count ? players : _("No rating is established yet."), ...(you || [])].join(" · ");
   }
   if (!board.count) return following ? _("Nobody you follow has finished this deal yet. Follow players from their profiles.") : _("Nobody has finished this deal yet.");

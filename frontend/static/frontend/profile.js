@@ -57,7 +57,7 @@ function showRatings(profile) {
     chartHistory(profile.username, r.draw, draw, chart);
     const place = r.rank
       ? el("a", { href: `/leaderboards?board=ratings&draw=${r.draw}&page=${Math.ceil(r.rank / 20)}`, text: say(_("#%(rank)s on the rating board"), { rank: formatNumber(r.rank) }) })
-      : provisionalText(r.boards, r.provisional_boards);
+      : provisionalText();
     // Where it stands among the draw's established ratings (none while provisional).
     const share = r.percentile !== null && r.percentile !== undefined && say(_("level with or ahead of %(percent)s of established ratings"), {
       percent: formatNumber(Math.round(r.percentile) / 100, { style: "percent" }),
