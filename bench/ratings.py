@@ -168,7 +168,7 @@ def seed(players: int, board: int) -> dict[str, Any]:
             cur.execute(f"VACUUM ANALYZE {table}")
     t0 = time.perf_counter()
     with transaction.atomic():
-        _positions_number(1)
+        _positions_number(1, day=day)
     numbered_s = time.perf_counter() - t0
     with connection.cursor() as cur:
         cur.execute("VACUUM ANALYZE games_rating")
