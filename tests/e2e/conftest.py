@@ -293,3 +293,13 @@ def screenshot(page: Any, name: str) -> None:
         label = f"{viewport['width']}x{viewport['height']}"
         page.screenshot(path=str(ARTIFACTS / f"{name}-{label}.png"), full_page=True)
     page.set_viewport_size(size)
+
+
+@pytest.fixture(autouse=True)
+def ratings_settle_in_five_boards(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages' boards have three to five players, which say little: a real rating settles
+    (deviation at most rating.PROVISIONAL_SIGMA, 110) after a score of them. Here five boards
+    settle one, and one or two do not (the live server runs in this process)."""
+    from games.daily import rating
+
+    monkeypatch.setattr(rating, "PROVISIONAL_SIGMA", 240.0)
