@@ -60,6 +60,10 @@ def rank_key(
     return (part, -(score or 0), moves, elapsed_ms, finished_at)
 
 
+# The games table's columns `game_rank_fields` reads: what a query that ranks games loads.
+RANK_COLUMNS = ("status", "leaderboard_score", "moves", "foundations", "elapsed_ms", "finished_at")
+
+
 def game_rank_fields(game: Any) -> dict[str, Any]:
     """The ranking order's fields of a finished game (a `games.models.Game`): the arguments of
     `rank_key` and `rank_key_text`. A finished game has both its time and its finish."""

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from config.hooks import Hook
 from games.daily import rating as rating_model
-from games.daily.ranking import game_rank_key, is_abort
+from games.daily.ranking import RANK_COLUMNS, game_rank_key, is_abort
 from games.daily.rating import (
     IDLE_DAYS_OFF_BOARD,
     Skill,
@@ -213,15 +213,7 @@ def counted_entries(board: DailyDeal) -> list[tuple[Game, tuple[Any, ...]]]:
         .exclude(status=Game.Status.PLAYING)
         .exclude(OFF_FINAL_BOARD)
         .exclude(UNDER_REVIEW)
-        .only(
-            "user_id",
-            "status",
-            "leaderboard_score",
-            "moves",
-            "foundations",
-            "elapsed_ms",
-            "finished_at",
-        )
+        .only("user_id", *RANK_COLUMNS)
     )
     keyed = [
         (game, game_rank_key(game))
@@ -243,7 +235,7 @@ def board_places(board: DailyDeal, entries: list[tuple[Game, tuple[Any, ...]]]) 
         for game in Game.objects.filter(UNDER_REVIEW, daily=board)
         .exclude(status=Game.Status.PLAYING)
         .exclude(OFF_FINAL_BOARD)
-        .only("status", "leaderboard_score", "moves", "foundations", "elapsed_ms", "finished_at")
+        .only(*RANK_COLUMNS)
     )
     keys = [key for _, key in entries]
     return [bisect_left(keys, key) + bisect_left(reviewed, key) + 1 for key in keys]

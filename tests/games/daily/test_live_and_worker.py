@@ -53,7 +53,8 @@ BOARD = st.lists(
         {
             "won": st.booleans(),
             "score": st.sampled_from([-52, 0, 700]),
-            "moves": st.sampled_from([90, 91]),
+            "moves": st.sampled_from([3, 90, 91]),  # 3 moves and no foundation card: an abort
+            "foundations": st.sampled_from([0, 1]),
             "elapsed_ms": st.sampled_from([1000, 2000]),
             "finished_offset_ms": st.sampled_from([0, 1]),
         }
